@@ -1,0 +1,5 @@
+"""Allow ``python -m assess``."""
+
+from assess.cli import main
+
+main()

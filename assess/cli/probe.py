@@ -1,0 +1,9 @@
+"""CLI for `assess probe` (being built)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to app."""

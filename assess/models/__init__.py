@@ -1,0 +1,1 @@
+"""Pydantic v2 models for every input and output."""

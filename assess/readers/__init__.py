@@ -1,0 +1,1 @@
+"""Readers: files in, validated models out. Every parse failure becomes an InputError."""

@@ -1,0 +1,1 @@
+"""Renderers: turn core results into terminal tables, JSON, HTML and PDF."""

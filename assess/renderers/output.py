@@ -1,0 +1,66 @@
+"""Shared output helpers: a stdout console, stable versioned JSON, progress on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+
+
+def stdout_console() -> Console:
+    """Return a console on stdout (no colour codes when not a terminal)."""
+    return Console(highlight=False, soft_wrap=False)
+
+
+def stderr_console() -> Console:
+    """Return a console on stderr, for progress and warnings."""
+    return Console(stderr=True, highlight=False)
+
+
+def to_json(document: BaseModel | dict[str, Any]) -> str:
+    """Return ``document`` as stable, indented JSON (field order as declared, UTF-8)."""
+    if isinstance(document, BaseModel):
+        return document.model_dump_json(indent=2) + "\n"
+    return json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+class ProgressCallback(Protocol):
+    """What the core calls to report progress: units done so far, total if known."""
+
+    def __call__(self, done: int, total: int | None) -> None: ...
+
+
+def _noop(done: int, total: int | None) -> None:
+    return None
+
+
+@contextmanager
+def progress_bar(description: str, unit_bytes: bool = True) -> Iterator[ProgressCallback]:
+    """Yield a progress callback drawing a bar on stderr, or a no-op when stderr is not a TTY."""
+    if not sys.stderr.isatty():
+        yield _noop
+        return
+    columns: list[Any] = [TextColumn("{task.description}"), BarColumn()]
+    if unit_bytes:
+        columns += [DownloadColumn(), TransferSpeedColumn()]
+    columns.append(TimeRemainingColumn())
+    with Progress(*columns, console=stderr_console(), transient=True) as progress:
+        task = progress.add_task(description, total=None)
+
+        def update(done: int, total: int | None) -> None:
+            progress.update(task, completed=done, total=total)
+
+        yield update
