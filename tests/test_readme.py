@@ -1,0 +1,59 @@
+"""README examples and the CLI agree: every option an example uses is in its help."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import pytest
+from typer.testing import CliRunner
+
+from assess.cli import app
+from tests.conftest import REPO
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def _examples() -> list[list[str]]:
+    """Return the argv of every `$ assess ...` line in the README's code blocks."""
+    found: list[list[str]] = []
+    for line in README.splitlines():
+        match = re.match(r"^\$ (?:\S+=\S+ )*assess (.*)$", line.strip())
+        if match:
+            command = match.group(1).split(" | ")[0].split(" > ")[0].split(";")[0]
+            command = command.replace("\\", "")
+            found.append(shlex.split(command, comments=True))
+    return found
+
+
+def _command_path(argv: list[str]) -> list[str]:
+    """Return the leading words of argv that name (sub)commands."""
+    path: list[str] = []
+    group = app
+    runner = CliRunner()
+    for word in argv:
+        if word.startswith("-"):
+            break
+        trial = [*path, word, "--help"]
+        result = runner.invoke(group, trial)
+        if result.exit_code != 0:
+            break
+        path.append(word)
+    return path
+
+
+def test_readme_has_examples() -> None:
+    assert len(_examples()) >= 2
+
+
+@pytest.mark.parametrize("argv", _examples(), ids=lambda a: " ".join(a)[:60])
+def test_every_readme_option_is_in_help(argv: list[str]) -> None:
+    path = _command_path(argv)
+    assert path, f"README example names no command: {argv}"
+    result = CliRunner().invoke(app, [*path, "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    help_text = result.output
+    for word in argv[len(path) :]:
+        if word.startswith("--"):
+            option = word.split("=", 1)[0]
+            assert option in help_text, f"`assess {' '.join(path)}` has no option {option}"
