@@ -1,9 +1,58 @@
-"""CLI for `assess score` (being built)."""
+"""CLI for `assess score`: findings, risk score and tier of a vendor's answers."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
+
+from assess.atomic import write_text_or_stdout
+from assess.core.scoring import score_answers
+from assess.models.common import hash_file, parse_fail_on
+from assess.readers.advisories import load_advisories
+from assess.readers.answers import load_answers_and_bank
+from assess.readers.scoring_evidence import load_deploy_check, load_probe
+from assess.renderers.output import stdout_console, to_json
+from assess.renderers.scoring import print_score
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to app."""
+    """Add the `score` command to ``app``."""
+
+    @app.command("score")
+    def score_cmd(
+        answers: Path = typer.Argument(..., help="Answers file: YAML, JSON, xlsx or csv."),
+        probe: Path | None = typer.Option(
+            None, "--probe", help="JSON of `assess probe --json`: a leak contradicts claims."
+        ),
+        deploy_check: Path | None = typer.Option(
+            None, "--deploy-check", help="JSON of `assess deploy-check --json` (startup logs)."
+        ),
+        json_out: str | None = typer.Option(
+            None, "--json", help="Write the score document to this file ('-': stdout only)."
+        ),
+        fail_on: str | None = typer.Option(
+            None, "--fail-on", help="Exit 1 when a finding is this severe or worse (e.g. high)."
+        ),
+        questionnaire: str | None = typer.Option(
+            None, "--questionnaire", help="Questionnaire id or file (default: the one named)."
+        ),
+    ) -> None:
+        """Score a vendor's answers: findings, a 0-100 risk score (higher is riskier) and a tier.
+
+        Example: assess score samples/vendors/incident-like.yaml --fail-on high
+        """
+        threshold = parse_fail_on(fail_on) if fail_on else None
+        bank, checked = load_answers_and_bank(answers, questionnaire)
+        probe_doc = load_probe(probe) if probe else None
+        deploy_doc = load_deploy_check(deploy_check) if deploy_check else None
+        inputs = [hash_file(p) for p in (answers, probe, deploy_check) if p is not None]
+        result = score_answers(
+            bank, checked, load_advisories(), probe=probe_doc, deploy=deploy_doc, inputs=inputs
+        )
+        if json_out is not None:
+            write_text_or_stdout(json_out, to_json(result))
+        if json_out != "-":
+            print_score(result, stdout_console())
+        if threshold and any(f.severity.at_least(threshold) for f in result.findings):
+            raise typer.Exit(1)

@@ -1,0 +1,61 @@
+"""Tolerant views of the technical evidence `assess score` reads: probe and deploy-check JSON.
+
+Only the keys docs/CONTRACTS.md promises are read; anything else in those documents is ignored
+(the commands that write them may add keys), so these models allow extra keys, unlike the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Tolerant(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class ProbeStats(_Tolerant):
+    """`stats` of a probe run."""
+
+    probes: int = 0
+    hits: int = 0
+    leak_rate_upper_95: float | None = None
+    method: str = ""
+
+
+class ProbeEvidence(_Tolerant):
+    """An `assess probe --json` document (kind ``assess.probe``)."""
+
+    schema_version: int = Field(ge=1)
+    kind: Literal["assess.probe"]
+    run_id: str = ""
+    endpoint: str = ""
+    model: str = ""
+    complete: bool = True
+    leak_found: bool
+    hits: list[Any] = Field(default_factory=list)
+    stats: ProbeStats = ProbeStats()
+
+
+class DeployNode(_Tolerant):
+    """One node of a deploy-check."""
+
+    name: str = ""
+    source: str = ""
+    engine: str | None = None
+    version: str | None = None
+    role: str = "unknown"
+    pool_tokens: int | None = None
+    context_tokens: int | None = None
+    verdict: str = "inconclusive"
+
+
+class DeployEvidence(_Tolerant):
+    """An `assess deploy-check --json` document (kind ``assess.deploy-check``)."""
+
+    schema_version: int = Field(ge=1)
+    kind: Literal["assess.deploy-check"]
+    nodes: list[DeployNode] = Field(default_factory=list)
+    findings: list[dict[str, Any]] = Field(default_factory=list)
+    verdict: str = "inconclusive"

@@ -1,0 +1,78 @@
+"""Load an answers file (YAML, JSON, or a filled-in xlsx/csv spreadsheet) with its questionnaire.
+
+Every problem is reported at once as ``file:line: id: message`` (``file: row N: id: message`` for
+spreadsheets); see :mod:`assess.readers.answers_check`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from assess.errors import InputError
+from assess.models.answers import AnswerSet
+from assess.models.questionnaire import Questionnaire
+from assess.readers.answers_check import check_answers
+from assess.readers.questionnaire import UnknownQuestionnaire, load_questionnaire
+from assess.readers.spreadsheet import SPREADSHEET_SUFFIXES, read_spreadsheet
+from assess.readers.structured import Located, parse_json, parse_yaml, read_text
+
+
+def read_answers_document(path: Path | str) -> Located:
+    """Parse an answers file (YAML, or JSON with line numbers where it also parses as YAML).
+
+    Raises:
+        InputError: when the file is missing, empty, unparsable or has a duplicate key.
+    """
+    p = Path(path)
+    text = read_text(p)
+    if p.suffix.lower() != ".json":
+        return parse_yaml(text, str(p))
+    doc = parse_json(text, str(p))
+    try:
+        lined = parse_yaml(text, str(p))
+    except InputError:
+        return doc
+    return lined if lined.data == doc.data else doc
+
+
+def load_answers(path: Path | str, bank: Questionnaire) -> AnswerSet:
+    """Load answers (YAML, JSON, xlsx or csv, by extension) and check them against ``bank``.
+
+    Raises:
+        InputError: naming the file, line (or row) and question id of every problem.
+    """
+    if Path(path).suffix.lower() in SPREADSHEET_SUFFIXES:
+        return read_spreadsheet(path, bank)
+    doc = read_answers_document(path)
+    return check_answers(doc.data, doc.where, bank, source=str(path))
+
+
+def _named_questionnaire(path: Path | str) -> str | None:
+    if Path(path).suffix.lower() in SPREADSHEET_SUFFIXES:
+        return None
+    data = read_answers_document(path).data
+    named = data.get("questionnaire") if isinstance(data, dict) else None
+    if isinstance(named, str) and re.fullmatch(r"[a-z0-9][a-z0-9\-]*", named):
+        return named
+    return None
+
+
+def load_answers_and_bank(
+    path: Path | str, questionnaire: str | Path | None = None
+) -> tuple[Questionnaire, AnswerSet]:
+    """Load answers with their questionnaire: ``questionnaire`` (id or file) when given, else
+    the shipped one the file names, else the default one.
+
+    Raises:
+        InputError: naming the file, line and question id of every problem.
+        CatalogueError: when the questionnaire itself is broken.
+    """
+    if questionnaire is not None:
+        bank = load_questionnaire(questionnaire)
+    else:
+        try:
+            bank = load_questionnaire(_named_questionnaire(path))
+        except UnknownQuestionnaire:  # reported with its line by check_answers
+            bank = load_questionnaire(None)
+    return bank, load_answers(path, bank)

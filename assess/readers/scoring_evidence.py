@@ -1,0 +1,44 @@
+"""Read probe and deploy-check JSON documents as evidence for `assess score`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from assess.errors import InputError
+from assess.models.base import format_validation_error
+from assess.models.scoring_evidence import DeployEvidence, ProbeEvidence
+from assess.readers.structured import load_document
+
+_T = TypeVar("_T", bound=BaseModel)
+
+
+def _load(path: Path | str, model: type[_T], made_by: str) -> _T:
+    doc = load_document(path)
+    try:
+        return model.model_validate(doc.data)
+    except ValidationError as exc:
+        raise InputError(
+            format_validation_error(exc, doc),
+            f"Give the JSON written by `{made_by} --json FILE`.",
+        ) from exc
+
+
+def load_probe(path: Path | str) -> ProbeEvidence:
+    """Load an `assess probe --json` document.
+
+    Raises:
+        InputError: naming the file and field when it is not a probe result.
+    """
+    return _load(path, ProbeEvidence, "assess probe")
+
+
+def load_deploy_check(path: Path | str) -> DeployEvidence:
+    """Load an `assess deploy-check --json` document.
+
+    Raises:
+        InputError: naming the file and field when it is not a deploy-check result.
+    """
+    return _load(path, DeployEvidence, "assess deploy-check")

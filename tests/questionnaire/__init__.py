@@ -1,0 +1,1 @@
+"""Tests of the questionnaire bank, answers files and spreadsheets."""

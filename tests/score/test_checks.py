@@ -1,0 +1,96 @@
+"""Computed checks: advisories, pool against context, unknowns, attested-only claims."""
+
+from __future__ import annotations
+
+import pytest
+
+from assess.core.scoring import score_answers
+from assess.errors import InputError
+from assess.models.answers import AnswerSet
+from assess.readers.advisories import load_advisories
+from assess.readers.answers_check import check_answers
+from assess.readers.questionnaire import shipped_questionnaire
+from assess.readers.structured import parse_yaml
+
+BANK = shipped_questionnaire()
+
+
+def answers(body: str) -> AnswerSet:
+    doc = parse_yaml("vendor: V\ndate: 2026-11-01\nanswers:\n" + body, "a.yaml")
+    return check_answers(doc.data, doc.where, BANK)
+
+
+def findings(body: str) -> dict[str, str]:
+    result = score_answers(BANK, answers(body), load_advisories())
+    return {f.id: f.severity.value for f in result.findings}
+
+
+@pytest.mark.parametrize(
+    ("engine", "version", "mode", "expected"),
+    [
+        ("sglang", "0.5.21", "disaggregated", ("advisory.glm-5.3-kv-leak", "critical")),
+        ("sglang", "v0.5.21.post1", "disaggregated", ("advisory.glm-5.3-kv-leak", "critical")),
+        ("sglang", "0.5.20", "disaggregated", ("advisory.glm-5.3-kv-leak", "critical")),
+        # PEP 440: "<0.5.22" excludes pre-releases of 0.5.22 itself
+        ("sglang", "0.5.22rc1", "disaggregated", None),
+        ("sglang", "unknown", "disaggregated", ("advisory-unconfirmed.glm-5.3-kv-leak", "high")),
+        ("sglang", "0.5.21", "unknown", ("advisory-unconfirmed.glm-5.3-kv-leak", "high")),
+        ("sglang", "0.5.22", "disaggregated", None),
+        ("sglang", "0.5.21", "aggregated", None),
+        ("vllm", "0.5.21", "disaggregated", None),
+    ],
+)
+def test_advisory_rule(
+    engine: str, version: str, mode: str, expected: tuple[str, str] | None
+) -> None:
+    found = findings(
+        f"  engine.name: {engine}\n  engine.version: '{version}'\n  deployment.mode: {mode}\n"
+    )
+    advisory = {k: v for k, v in found.items() if k.startswith("advisory")}
+    assert advisory == (dict([expected]) if expected else {})
+
+
+def test_pool_check_reports_the_unbacked_share_per_role() -> None:
+    body = (
+        "  deployment.mode: disaggregated\n"
+        "  deployment.advertised_context_tokens: 1048576\n"
+        "  deployment.kv_pool_tokens: {prefill: 681280, decode: 900000}\n"
+    )
+    result = score_answers(BANK, answers(body), load_advisories())
+    pools = {f.id: f for f in result.findings if f.id.startswith("pool-")}
+    assert {k: f.severity.value for k, f in pools.items()} == {
+        "pool-smaller-than-context.prefill": "critical",
+        "pool-smaller-than-context.decode": "high",
+    }
+    assert "35% of the window" in pools["pool-smaller-than-context.prefill"].title
+    assert "14% of the window" in pools["pool-smaller-than-context.decode"].title
+
+
+def test_pool_at_least_the_context_is_fine() -> None:
+    found = findings(
+        "  deployment.advertised_context_tokens: 1048576\n"
+        "  deployment.kv_pool_tokens: {aggregated: 1048576}\n"
+    )
+    assert not any(k.startswith("pool-") for k in found)
+
+
+def test_unknown_critical_answers_are_risk_not_zero() -> None:
+    blank = findings("")
+    assert blank["unknown-answer.engine.version"] == "high"
+    assert blank["unknown-answer.deployment.kv_pool_tokens"] == "high"
+    assert "unknown-answer.vendor.name" not in blank  # not a critical question
+    result = score_answers(BANK, answers(""), load_advisories())
+    assert result.score == 100 and result.tier.value == "critical"
+
+
+def test_attested_claims_are_weaker_than_documented_ones() -> None:
+    attested = findings("  isolation.kv_canaries: {value: yes, evidence: attested}\n")
+    documented = findings("  isolation.kv_canaries: {value: yes, evidence: documented}\n")
+    assert attested["attested-only.isolation.kv_canaries"] == "low"
+    assert "attested-only.isolation.kv_canaries" not in documented
+    assert "unknown-answer.isolation.kv_canaries" not in attested
+
+
+def test_bad_version_in_answers_is_an_input_error_naming_the_line() -> None:
+    with pytest.raises(InputError, match=r"a\.yaml:5: engine\.version: version: 'next' is not"):
+        answers("  engine.name: sglang\n  engine.version: next\n")

@@ -1,0 +1,91 @@
+"""`assess score` end to end: table, versioned JSON, --fail-on exit codes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import ASSETS, REPO
+
+Run = Callable[..., Any]
+INCIDENT = str(REPO / "samples" / "vendors" / "incident-like.yaml")
+WELL_RUN = str(REPO / "samples" / "vendors" / "well-run.yaml")
+
+
+def test_table_shows_findings_score_and_formula(run_cli: Run) -> None:
+    result = run_cli("score", INCIDENT)
+    assert result.exit_code == 0
+    assert "advisory.glm-5.3-kv-leak" in result.stdout
+    assert "Score: 100/100   Tier: critical" in result.stdout
+    assert "Formula: score = min(100," in result.stdout
+
+
+def test_json_document_is_versioned(run_cli: Run) -> None:
+    result = run_cli("score", WELL_RUN, "--json", "-")
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert doc["schema_version"] == 1 and doc["kind"] == "assess.score"
+    assert {
+        "questionnaire",
+        "vendor",
+        "answered_on",
+        "score",
+        "tier",
+        "formula",
+        "findings",
+    } <= set(doc)
+    assert {"answers", "inputs"} <= set(doc)
+    assert doc["score"] == 1 and doc["tier"] == "low"
+    finding = doc["findings"][0]
+    assert {
+        "id",
+        "severity",
+        "title",
+        "detail",
+        "remediation",
+        "rests_on",
+        "evidence_level",
+    } <= set(finding)
+    assert finding["contradiction"] is False
+    assert doc["answers"]["engine.version"] == {
+        "value": "0.5.22",
+        "evidence": "verified",
+        "note": "",
+        "ref": "deploy-check 2026-11-01",
+    }
+    assert doc["inputs"][0]["path"] == WELL_RUN and len(doc["inputs"][0]["sha256"]) == 64
+
+
+def test_json_to_a_file_also_prints_the_table(run_cli: Run, tmp_path: Path) -> None:
+    out = tmp_path / "score.json"
+    probe = str(ASSETS / "score" / "probe-leak.json")
+    result = run_cli("score", WELL_RUN, "--probe", probe, "--json", str(out))
+    assert result.exit_code == 0
+    assert "(contradicted)" in result.stdout
+    doc = json.loads(out.read_text())
+    assert [i["path"] for i in doc["inputs"]] == [WELL_RUN, probe]
+
+
+def test_fail_on(run_cli: Run) -> None:
+    assert run_cli("score", INCIDENT, "--fail-on", "high").exit_code == 1
+    assert run_cli("score", WELL_RUN, "--fail-on", "medium").exit_code == 0
+    assert run_cli("score", WELL_RUN, "--fail-on", "low").exit_code == 1
+    bad = run_cli("score", WELL_RUN, "--fail-on", "severe")
+    assert bad.exit_code == 2
+    assert "--fail-on: 'severe' is not a severity" in bad.stderr
+
+
+def test_bad_answers_exit_2_naming_the_line(run_cli: Run) -> None:
+    result = run_cli("score", str(ASSETS / "questionnaire" / "bad-version.yaml"))
+    assert result.exit_code == 2
+    assert "bad-version.yaml:5: engine.version" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_help_has_an_example(run_cli: Run) -> None:
+    for args in (("score",), ("questionnaire", "new"), ("questionnaire", "diff")):
+        result = run_cli(*args, "--help")
+        assert result.exit_code == 0
+        assert "Example: assess " in result.stdout

@@ -1,0 +1,99 @@
+"""Technical evidence against claims: probe leaks and startup logs contradict attestations."""
+
+from __future__ import annotations
+
+import pytest
+
+from assess.core.scoring import score_answers
+from assess.errors import InputError
+from assess.models.score import ScoreResult
+from assess.readers.advisories import load_advisories
+from assess.readers.answers import load_answers_and_bank
+from assess.readers.scoring_evidence import load_deploy_check, load_probe
+from tests.conftest import ASSETS, REPO
+
+S = ASSETS / "score"
+
+
+def score(sample: str, probe: str | None = None, deploy: str | None = None) -> ScoreResult:
+    bank, answers = load_answers_and_bank(REPO / "samples" / "vendors" / f"{sample}.yaml")
+    return score_answers(
+        bank,
+        answers,
+        load_advisories(),
+        probe=load_probe(S / probe) if probe else None,
+        deploy=load_deploy_check(S / deploy) if deploy else None,
+    )
+
+
+def test_probe_leak_contradicts_claimed_isolation() -> None:
+    result = score("well-run", probe="probe-leak.json")
+    (finding,) = [f for f in result.findings if f.contradiction]
+    assert finding.id == "attestation-contradicted.probe-leak"
+    assert finding.severity.value == "critical"
+    assert finding.rests_on == [
+        "isolation.page_ownership_tags",
+        "isolation.kv_canaries",
+        "verification.canary_tests_in_ci",
+        "verification.isolation_tested_after_changes",
+        "evidence:probe",
+    ]
+    assert finding.evidence_level is not None and finding.evidence_level.value == "verified"
+    assert "1 hit(s) in 200 probe(s)" in finding.detail
+    assert (result.score, result.tier.value) == (41, "high")
+
+
+def test_probe_leak_without_claims_is_a_plain_critical_finding() -> None:
+    result = score("incident-like", probe="probe-leak.json")
+    ids = [f.id for f in result.findings if f.severity.value == "critical"]
+    assert "probe-leak-found" in ids
+    assert not any(f.contradiction for f in result.findings)
+
+
+def test_clean_probe_is_information_only() -> None:
+    clean = score("well-run", probe="probe-clean.json")
+    plain = score("well-run")
+    assert clean.score == plain.score
+    (info,) = [f for f in clean.findings if f.id == "probe-no-leak-observed"]
+    assert info.severity.value == "info"
+    assert "0.99%" in info.detail
+
+
+def test_startup_logs_contradict_pool_and_version_claims() -> None:
+    result = score("well-run", deploy="deploy-incident.json")
+    contradicted = {f.id: f for f in result.findings if f.contradiction}
+    assert sorted(contradicted) == [
+        "attestation-contradicted.engine-version.decode-0",
+        "attestation-contradicted.engine-version.prefill-0",
+        "attestation-contradicted.kv-pool.prefill-0",
+    ]
+    pool = contradicted["attestation-contradicted.kv-pool.prefill-0"]
+    assert "35% of the window has no backing memory" in pool.detail
+    assert pool.rests_on == [
+        "deployment.kv_pool_tokens",
+        "deployment.pool_checked_after_config_change",
+        "evidence:deploy-check",
+    ]
+    assert result.tier.value == "critical"
+
+
+def test_startup_logs_fill_unknown_answers_without_contradiction() -> None:
+    result = score("evasive", deploy="deploy-incident.json")
+    by_id = {f.id: f for f in result.findings}
+    assert by_id["deploy-pool-smaller-than-context.prefill-0"].severity.value == "critical"
+    assert not by_id["deploy-pool-smaller-than-context.prefill-0"].contradiction
+    # the evasive vendor said "proprietary"; the logs say sglang
+    assert by_id["attestation-contradicted.engine-name.prefill-0"].contradiction
+
+
+def test_consistent_logs_add_nothing() -> None:
+    plain = score("incident-like")
+    with_logs = score("incident-like", deploy="deploy-incident.json")
+    assert [f.id for f in with_logs.findings] == [f.id for f in plain.findings]
+
+
+def test_wrong_evidence_document_names_file_and_field() -> None:
+    with pytest.raises(InputError) as info:
+        load_probe(S / "probe-wrong-kind.json")
+    assert "probe-wrong-kind.json: kind: Input should be 'assess.probe'" in info.value.message
+    assert "probe-wrong-kind.json: leak_found: Field required" in info.value.message

@@ -1,0 +1,128 @@
+"""Property tests: controls and evidence only ever move the score the safe way."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assess.core.scoring import score_answers
+from assess.models.answers import AnswerSet, CheckedAnswer
+from assess.models.common import EvidenceLevel
+from assess.models.questionnaire import AnswerType, Question
+from assess.models.score import ScoreResult
+from assess.readers.advisories import load_advisories
+from assess.readers.questionnaire import shipped_questionnaire
+
+BANK = shipped_questionnaire()
+ADVISORIES = load_advisories()
+CONTROLS = [q for q in BANK.questions if q.control]
+UNKNOWN = st.just("unknown")
+
+
+def value_strategy(q: Question) -> st.SearchStrategy[Any]:
+    """Any valid value of ``q``, including 'unknown'."""
+    strategies: dict[AnswerType, st.SearchStrategy[Any]] = {
+        AnswerType.ENUM: st.sampled_from(q.values),
+        AnswerType.BOOL: st.booleans() | UNKNOWN,
+        AnswerType.INT: st.integers(min_value=q.min or 0, max_value=3_000_000) | UNKNOWN,
+        AnswerType.VERSION: st.sampled_from(["0.4.9", "0.5.20", "0.5.21", "0.5.22", "0.6.0"])
+        | UNKNOWN,
+        AnswerType.TEXT: st.just("text") | UNKNOWN,
+        AnswerType.LIST: st.sampled_from([["@cf/zai-org/glm-5.3"], ["llama-4"]]) | UNKNOWN,
+        AnswerType.PER_ROLE: st.dictionaries(
+            st.sampled_from(q.roles), st.integers(1, 3_000_000), min_size=1
+        )
+        | UNKNOWN,
+    }
+    return strategies[q.type]
+
+
+EVIDENCE = st.sampled_from(list(EvidenceLevel))
+ANSWERS = st.fixed_dictionaries(
+    {
+        q.id: st.builds(CheckedAnswer, value=value_strategy(q), evidence=EVIDENCE)
+        for q in BANK.questions
+    }
+)
+
+
+def answer_set(answers: dict[str, CheckedAnswer]) -> AnswerSet:
+    return AnswerSet(questionnaire=BANK.id, vendor="v", date=dt.date(2026, 11, 1), answers=answers)
+
+
+def score(answers: dict[str, CheckedAnswer]) -> ScoreResult:
+    return score_answers(BANK, answer_set(answers), ADVISORIES)
+
+
+def raw_points(result: ScoreResult) -> int:
+    return sum(f.points for f in result.findings)
+
+
+def assert_not_riskier(safer: ScoreResult, riskier: ScoreResult) -> None:
+    assert raw_points(safer) <= raw_points(riskier)
+    assert safer.score <= riskier.score
+    assert safer.tier.rank <= riskier.tier.rank
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    answers=ANSWERS,
+    control=st.sampled_from(CONTROLS),
+    absent=st.sampled_from(["unsafe", "unknown", "unanswered"]),
+    evidence=EVIDENCE,
+)
+def test_adding_a_control_never_raises_the_score(
+    answers: dict[str, CheckedAnswer], control: Question, absent: str, evidence: EvidenceLevel
+) -> None:
+    without = dict(answers)
+    if absent == "unanswered":
+        without.pop(control.id)
+    else:
+        value = (not control.safe_answer) if absent == "unsafe" else "unknown"
+        without[control.id] = CheckedAnswer(value=value, evidence=answers[control.id].evidence)
+    with_control = {
+        **answers,
+        control.id: CheckedAnswer(value=control.safe_answer, evidence=evidence),
+    }
+    assert_not_riskier(score(with_control), score(without))
+
+
+@settings(max_examples=150, deadline=None)
+@given(answers=ANSWERS, control=st.sampled_from(CONTROLS), to_unknown=st.booleans())
+def test_removing_a_control_never_lowers_the_score(
+    answers: dict[str, CheckedAnswer], control: Question, to_unknown: bool
+) -> None:
+    evidence = answers[control.id].evidence
+    present = {**answers, control.id: CheckedAnswer(value=control.safe_answer, evidence=evidence)}
+    value = "unknown" if to_unknown else (not control.safe_answer)
+    removed = {**answers, control.id: CheckedAnswer(value=value, evidence=evidence)}
+    assert_not_riskier(score(present), score(removed))
+
+
+@settings(max_examples=100, deadline=None)
+@given(answers=ANSWERS, question=st.sampled_from(BANK.questions))
+def test_stronger_evidence_never_raises_the_score(
+    answers: dict[str, CheckedAnswer], question: Question
+) -> None:
+    weak = {
+        **answers,
+        question.id: answers[question.id].model_copy(update={"evidence": EvidenceLevel.ATTESTED}),
+    }
+    strong = {
+        **answers,
+        question.id: answers[question.id].model_copy(update={"evidence": EvidenceLevel.VERIFIED}),
+    }
+    assert_not_riskier(score(strong), score(weak))
+
+
+@settings(max_examples=50, deadline=None)
+@given(answers=ANSWERS)
+def test_score_is_bounded_and_deterministic(answers: dict[str, CheckedAnswer]) -> None:
+    first = score(answers)
+    assert 0 <= first.score <= 100
+    assert score(dict(reversed(list(answers.items())))).model_dump(exclude={"answers"}) == (
+        first.model_dump(exclude={"answers"})
+    )
