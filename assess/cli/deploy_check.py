@@ -1,9 +1,110 @@
-"""CLI for `assess deploy-check` (being built)."""
+"""CLI for `assess deploy-check`: can this self-hosted SGLang/vLLM deployment leak?"""
 
 from __future__ import annotations
 
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from assess.atomic import write_text_or_stdout
+from assess.core.deploy import check_deployment
+from assess.errors import UsageError
+from assess.models.common import parse_fail_on
+from assess.models.deploy import DeployCheckResult, NodeReport
+from assess.readers.advisories import load_advisories
+from assess.readers.serverlogs import load_nodes, parse_node_spec
+from assess.readers.serverlogs.isolation import load_isolation_settings
+from assess.renderers.output import stdout_console, to_json
+
+HELP = """Check SGLang/vLLM startup logs: does every node's KV pool cover the context it serves?
+
+Reads each node's startup log (plain, gzip, or - for standard input), finds the engine, version,
+role, KV pool and context length, and reports pool < context (critical on a disaggregated prefill
+node), pool < --advertised-context, engine versions an advisory names, isolation settings left
+off, and nodes that disagree. A log without a pool or a context length is inconclusive.
+
+Exit codes: 0 pass; 1 a finding at or above --fail-on, or an inconclusive node; 2 bad input.
+
+Example: assess deploy-check samples/serverlogs/sglang-prefill.log
+samples/serverlogs/sglang-decode.log --advertised-context 1048576
+"""
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to app."""
+    """Add the `deploy-check` command to ``app``."""
+
+    @app.command("deploy-check", help=HELP)
+    def deploy_check(
+        logs: list[str] = typer.Argument(
+            None, metavar="LOG...", help="Startup logs, one per node (.gz is fine; - is stdin)."
+        ),
+        node: list[str] = typer.Option(
+            [], "--node", metavar="ROLE=LOG", help="Set a log's role: prefill, decode, aggregated."
+        ),
+        advertised_context: int | None = typer.Option(
+            None, "--advertised-context", min=1, metavar="N", help="Context window you advertise."
+        ),
+        json_out: str | None = typer.Option(
+            None, "--json", metavar="PATH|-", help="Write the JSON result (- for stdout only)."
+        ),
+        fail_on: str = typer.Option(
+            "high", "--fail-on", metavar="SEVERITY", help="Exit 1 at this severity or worse."
+        ),
+    ) -> None:
+        threshold = parse_fail_on(fail_on)
+        specs = [parse_node_spec(spec) for spec in node]
+        if not logs and not specs:
+            raise UsageError(
+                "deploy-check: no log given",
+                "Example: assess deploy-check prefill.log decode.log (or --node prefill=LOG).",
+            )
+        result = check_deployment(
+            load_nodes(logs or [], specs),
+            advertised_context=advertised_context,
+            advisories=load_advisories(),
+            isolation=load_isolation_settings(),
+            fail_on=threshold,
+        )
+        if json_out is not None:
+            write_text_or_stdout(json_out, to_json(result))
+        if json_out != "-":
+            console = stdout_console()
+            if not console.is_terminal:  # files and pipes: no 80-column squeeze
+                console.width = 160
+            render(result, console)
+        if result.failed:
+            raise typer.Exit(1)
+
+
+def _cover(node: NodeReport) -> str:
+    if node.pool_tokens is None or node.context_tokens is None:
+        return "-"
+    return f"{node.pool_tokens / node.context_tokens:.1%}"
+
+
+def _num(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+def render(result: DeployCheckResult, console: Console) -> None:
+    """Print the per-node table, the findings and the verdict."""
+    table = Table("node", "engine", "version", "role", "KV pool", "context", "pool/context",
+                  "verdict", title="Nodes")  # fmt: skip
+    for n in result.nodes:
+        role = n.role.value + (" (--node)" if n.role_from == "--node" else "")
+        table.add_row(n.name, n.engine, n.version or "?", role, _num(n.pool_tokens),
+                      _num(n.context_tokens), _cover(n), n.verdict.value)  # fmt: skip
+    console.print(table)
+    for n in result.nodes:
+        if n.reason:
+            console.print(f"{n.name}: inconclusive: {n.reason}", markup=False, soft_wrap=True)
+    for f in result.findings:
+        console.print(f"{f.severity.value.upper():8} {f.title}", markup=False)
+        console.print(f"         {f.detail}", markup=False, soft_wrap=True)
+        if f.remediation:
+            console.print(f"         fix: {f.remediation}", markup=False, soft_wrap=True)
+    console.print(
+        f"verdict: {result.verdict.value} (fail-on {result.fail_on.value}; "
+        f"{len(result.findings)} finding(s), {len(result.nodes)} node(s))",
+        markup=False,
+    )

@@ -1,0 +1,160 @@
+"""A log as text, cleaned of terminal and paste noise, searchable across wrapped lines.
+
+Logs reach us copied from terminals, issue trackers, chat and ``kubectl logs --prefix``: with ANSI
+colour codes, markdown fences and ``>`` quotes, custom timestamp or pod prefixes, and lines wrapped
+in the middle of a word or a number. So patterns are never anchored to the start of a line, and a
+value not found on one line is looked for again in a *joined* view where every line break (and the
+indentation after it) is removed, which re-assembles ``chunked_prefill_size\\n=8192`` and
+``dis\\naggregation_mode``. Patterns therefore write every space as ``[ \\t]*``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+# CSI (colours, cursor), OSC (titles, hyperlinks) and two-byte escapes.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# Markdown / e-mail quote markers and fence lines: removed, they are not part of the log.
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M)
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
+_EXCERPT = 160
+# Secrets that launch lines and server_args may print (api_key='...', --api-key X, hf_token=...):
+# evidence excerpts end up in JSON and reports, so their values are masked.
+_SECRET = re.compile(
+    r"((?:\w*api[_-]key|hf[_-]token|\w*access[_-]token|\w*secret\w*|\w*password\w*)['\"]?"
+    r"(?:[ \t]*[=:][ \t]*|[ \t]+))(?!None\b)('[^']*'|\"[^\"]*\"|[^\s,)}'\"]+)",
+    re.I,
+)
+
+
+def clean(text: str) -> str:
+    """Return ``text`` without ANSI codes, CRs, NULs, markdown quotes and fence lines."""
+    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    text = _QUOTE.sub("", text)
+    return _FENCE.sub("", text)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One match: its groups, the 1-based line it starts on, and whether it spans a wrap."""
+
+    groups: tuple[str | None, ...]
+    line: int
+    excerpt: str
+    wrapped: bool = False
+
+    @property
+    def value(self) -> str:
+        """Return the first group (the value the pattern captures)."""
+        return self.groups[0] or ""
+
+    def cite(self) -> str:
+        """Return ``line N: excerpt`` for the evidence column."""
+        suffix = " (re-joined across a line wrap)" if self.wrapped else ""
+        return f"line {self.line}: {self.excerpt}{suffix}"
+
+
+class LogText:
+    """Cleaned log text with a line view and a lazily built joined view."""
+
+    def __init__(self, text: str, first_line: int = 1) -> None:
+        self.text = text
+        self.first_line = first_line
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    @property
+    def line_count(self) -> int:
+        """Return the number of lines."""
+        return len(self._line_starts)
+
+    def line_of(self, offset: int) -> int:
+        """Return the 1-based line number of character ``offset``."""
+        return self.first_line + bisect_right(self._line_starts, offset) - 1
+
+    def _line_text(self, index: int) -> str:
+        start = self._line_starts[index]
+        end = self.text.find("\n", start)
+        return self.text[start : end if end >= 0 else len(self.text)]
+
+    def _excerpt(self, line_text: str, start: int, end: int) -> str:
+        if len(line_text) <= _EXCERPT:
+            return _SECRET.sub(r"\1***", line_text.strip())
+        left = max(0, start - 40)
+        piece = line_text[left : max(end, left + _EXCERPT)][:_EXCERPT]
+        return _SECRET.sub(r"\1***", ("..." if left else "") + piece.strip() + "...")
+
+    @cached_property
+    def _joined(self) -> tuple[str, list[int]]:
+        parts: list[str] = []
+        starts: list[int] = []
+        pos = 0
+        for line in self.text.split("\n"):
+            piece = line.strip()
+            starts.append(pos)
+            parts.append(piece)
+            pos += len(piece)
+        return "".join(parts), starts
+
+    def find_all(self, pattern: re.Pattern[str]) -> list[Hit]:
+        """Return every match on single lines; if there is none, every match in the joined view."""
+        hits: list[Hit] = []
+        for m in pattern.finditer(self.text):
+            index = bisect_right(self._line_starts, m.start()) - 1
+            line_start = self._line_starts[index]
+            excerpt = self._excerpt(
+                self._line_text(index), m.start() - line_start, m.end() - line_start
+            )
+            hits.append(Hit(m.groups(), self.first_line + index, excerpt))
+        if hits:
+            return hits
+        joined, starts = self._joined
+        for m in pattern.finditer(joined):
+            index = bisect_right(starts, m.start()) - 1
+            excerpt = self._excerpt(joined, m.start(), m.end())
+            hits.append(Hit(m.groups(), self.first_line + index, excerpt, wrapped=True))
+        return hits
+
+    def find_last(self, pattern: re.Pattern[str]) -> Hit | None:
+        """Return the last match (see :meth:`find_all`), or None."""
+        hits = self.find_all(pattern)
+        return hits[-1] if hits else None
+
+    def find_first_of(self, patterns: Sequence[re.Pattern[str]]) -> Hit | None:
+        """Return the last match of the first pattern (in priority order) that matches."""
+        for pattern in patterns:
+            hit = self.find_last(pattern)
+            if hit is not None:
+                return hit
+        return None
+
+    def contains(self, pattern: re.Pattern[str]) -> bool:
+        """Return True when ``pattern`` matches a line or the joined view."""
+        return pattern.search(self.text) is not None or pattern.search(self._joined[0]) is not None
+
+    def last_startup(self, markers: Sequence[re.Pattern[str]]) -> tuple[LogText, int]:
+        """Return the text from the last startup on, and how many startups the log shows.
+
+        A startup begins where the first marker in ``markers`` that occurs at all last occurs;
+        with no marker the whole log is one startup (it may have lost its head).
+        """
+        for marker in markers:
+            found = self.find_all(marker)
+            if found:
+                start = self._line_starts[found[-1].line - self.first_line]
+                return LogText(self.text[start:], found[-1].line), len(found)
+        return self, 0
+
+
+def flex(phrase: str) -> str:
+    """Return a regex for ``phrase`` whose spaces also match nothing (a wrap ate them)."""
+    return r"[ \t]*".join(re.escape(word) for word in phrase.split())
+
+
+def to_int(raw: str) -> int | None:
+    """Return ``raw`` ('1,048,576', '681280') as an int, or None when it is not a number."""
+    digits = raw.replace(",", "").replace("_", "").strip()
+    return int(digits) if digits.isdigit() else None
