@@ -22,6 +22,15 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M)
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
 _EXCERPT = 160
+# A line that starts like a new log record (a timestamp, or a level and a date as vLLM prints)
+# is not the continuation of a wrapped one: the joined view keeps a break before it, or a value at
+# the end of one line would run on into the next record's timestamp ("0.5.21" + "2026-10-02...").
+_NEW_RECORD = re.compile(
+    r"^[ \t]*(?:\d{4}-\d\d-\d\d[ T]\d\d:|(?:INFO|WARNING|ERROR|DEBUG)[ \t]+\d\d-\d\d[ \t])"
+)
+# Lines that begin a statement of their own (an environment variable, a shell command): a value
+# at the end of the line before one is complete, not cut by a wrap.
+_NEW_STATEMENT = re.compile(r"^[ \t]*(?:[A-Z][A-Z0-9_]{2,}=|export[ \t]|\$[ \t]|#)")
 # Secrets that launch lines and server_args may print (api_key='...', --api-key X, hf_token=...):
 # evidence excerpts end up in JSON and reports, so their values are masked.
 _SECRET = re.compile(
@@ -92,8 +101,10 @@ class LogText:
         parts: list[str] = []
         starts: list[int] = []
         pos = 0
-        for line in self.text.split("\n"):
+        for number, line in enumerate(self.text.split("\n")):
             piece = line.strip()
+            if number and _NEW_RECORD.match(line):
+                piece = "\n" + piece
             starts.append(pos)
             parts.append(piece)
             pos += len(piece)
@@ -108,7 +119,8 @@ class LogText:
             excerpt = self._excerpt(
                 self._line_text(index), m.start() - line_start, m.end() - line_start
             )
-            hits.append(Hit(m.groups(), self.first_line + index, excerpt))
+            rejoined = self._rejoin(pattern, index, m) if self._cut_at_end(index, m) else None
+            hits.append(rejoined or Hit(m.groups(), self.first_line + index, excerpt))
         if hits:
             return hits
         joined, starts = self._joined
@@ -117,6 +129,32 @@ class LogText:
             excerpt = self._excerpt(joined, m.start(), m.end())
             hits.append(Hit(m.groups(), self.first_line + index, excerpt, wrapped=True))
         return hits
+
+    def _cut_at_end(self, index: int, m: re.Match[str]) -> bool:
+        """Return True when ``m`` runs to the end of its line and the next line continues it."""
+        line = self._line_text(index)
+        if m.end() < self._line_starts[index] + len(line.rstrip()):
+            return False
+        if index + 1 >= len(self._line_starts):
+            return False
+        following = self._line_text(index + 1)
+        return bool(following.strip()) and not (
+            _NEW_RECORD.match(following) or _NEW_STATEMENT.match(following)
+        )
+
+    def _rejoin(self, pattern: re.Pattern[str], index: int, m: re.Match[str]) -> Hit | None:
+        """Match ``pattern`` again in the joined view where ``m`` starts (a wrap may cut it)."""
+        joined, starts = self._joined
+        line = self._line_text(index)
+        lead = len(line) - len(line.lstrip())
+        offset = starts[index] + (m.start() - self._line_starts[index] - lead)
+        if index and _NEW_RECORD.match(line):
+            offset += 1  # the joined view keeps a break before a new record
+        again = pattern.match(joined, offset)
+        if again is None or again.end() <= offset + (m.end() - m.start()):
+            return None
+        excerpt = self._excerpt(joined, again.start(), again.end())
+        return Hit(again.groups(), self.first_line + index, excerpt, wrapped=True)
 
     def find_last(self, pattern: re.Pattern[str]) -> Hit | None:
         """Return the last match (see :meth:`find_all`), or None."""

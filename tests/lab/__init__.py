@@ -1,0 +1,1 @@
+"""Tests of `assess lab` (engine and server)."""

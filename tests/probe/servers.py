@@ -1,0 +1,77 @@
+"""Tiny scripted HTTP servers on 127.0.0.1 (ephemeral ports) for probe error paths."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Reply = tuple[int, dict[str, str], bytes]
+Script = Callable[[str, str, dict[str, Any]], Reply]
+
+
+def json_reply(status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
+    """Return a JSON reply tuple."""
+    return (
+        status,
+        {"Content-Type": "application/json", **(headers or {})},
+        json.dumps(body).encode(),
+    )
+
+
+def completion(text: str) -> dict[str, Any]:
+    """Return a minimal chat completion carrying ``text``."""
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+    }
+
+
+@contextmanager
+def scripted_server(script: Script) -> Iterator[str]:
+    """Serve ``script(method, path, json_body)`` on a free port; yield the /v1 base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            body = json.loads(raw) if raw else {}
+            status, headers, data = script(self.command, self.path, body)
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = _answer
+        do_POST = _answer
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def closed_port_url() -> str:
+    """Return a /v1 URL on a loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
