@@ -1,12 +1,15 @@
 """The ``assess`` command line: a thin shell over the core.
 
-Each subcommand lives in its own module with a ``register(app)`` function. The root group catches
+Each subcommand lives in its own module with a ``register(app)`` function; :func:`main` imports only
+the module of the command being run (the probe's openai SDK alone takes 0.4 s to import, which a
+scope run over a small log should not pay). The root group catches
 :class:`~assess.errors.AssessError` once, prints it as one paragraph and exits 2; ``--debug`` shows
 the traceback instead.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 import traceback
 from typing import Any
@@ -15,15 +18,6 @@ import typer
 from typer.core import TyperGroup
 
 from assess import __version__
-from assess.cli import (
-    advisories,
-    deploy_check,
-    probe,
-    questionnaire,
-    report,
-    scope,
-    score,
-)
 from assess.errors import AssessError
 
 
@@ -43,19 +37,20 @@ class AssessGroup(TyperGroup):
             raise typer.Exit(130) from None
 
 
-app = typer.Typer(
-    name="assess",
-    cls=AssessGroup,
-    help=(
-        "Judge hosted-LLM vendors and scope your exposure when one has an incident.\n\n"
-        "Is this vendor safe? (questionnaire, score)  Were we exposed? (scope)  "
-        "Does isolation hold now? (probe, lab, deploy-check)  All together: report, demo."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+def _new_app() -> typer.Typer:
+    return typer.Typer(
+        name="assess",
+        cls=AssessGroup,
+        help=(
+            "Judge hosted-LLM vendors and scope your exposure when one has an incident.\n\n"
+            "Is this vendor safe? (questionnaire, score)  Were we exposed? (scope)  "
+            "Does isolation hold now? (probe, lab, deploy-check)  All together: report, demo."
+        ),
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
 
 
 def _version(value: bool) -> None:
@@ -64,7 +59,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def root(
     ctx: typer.Context,
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
@@ -76,14 +70,49 @@ def root(
     ctx.obj = {"debug": debug}
 
 
-for _module in (questionnaire, score, scope, advisories, probe, deploy_check, report):
-    _module.register(app)
+# command name -> module whose register() adds it (probe also adds lab; report also adds demo)
+COMMAND_MODULES: dict[str, str] = {
+    "questionnaire": "assess.cli.questionnaire",
+    "score": "assess.cli.score",
+    "scope": "assess.cli.scope",
+    "advisories": "assess.cli.advisories",
+    "probe": "assess.cli.probe",
+    "lab": "assess.cli.probe",
+    "deploy-check": "assess.cli.deploy_check",
+    "report": "assess.cli.report",
+    "demo": "assess.cli.report",
+}
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """Return the CLI with every command, or with just the command ``only`` when it is known."""
+    application = _new_app()
+    application.callback()(root)
+    wanted = [COMMAND_MODULES[only]] if only in COMMAND_MODULES else COMMAND_MODULES.values()
+    for module_name in dict.fromkeys(wanted):
+        importlib.import_module(module_name).register(application)
+    return application
+
+
+def __getattr__(name: str) -> Any:
+    """Build the full ``app`` on first use (``from assess.cli import app`` in tests)."""
+    if name == "app":
+        application = build_app()
+        globals()["app"] = application
+        return application
+    raise AttributeError(name)
+
+
+def _command_in(argv: list[str]) -> str | None:
+    """Return the first word of ``argv`` that is not an option (the command), if any."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def main() -> None:
     """Console-script entry point."""
+    application = build_app(_command_in(sys.argv[1:]))
     try:
-        app()
+        application()
     except AssessError as exc:  # raised outside a command (e.g. while building options)
         typer.echo(f"error: {exc.render()}", err=True)
         sys.exit(exc.exit_code)

@@ -1,9 +1,192 @@
-"""CLI for `assess scope` (being built)."""
+"""CLI for `assess scope`: were we exposed? Request logs scoped against an incident advisory."""
 
 from __future__ import annotations
 
+import csv
+import io
+from datetime import datetime
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from assess.atomic import write_text, write_text_or_stdout
+from assess.core.scope import ScopeAccumulator, end_of_day, make_filter
+from assess.errors import UsageError
+from assess.models.scope import ScopeResult
+from assess.readers.advisories import get_advisory
+from assess.readers.logs import open_logs, parse_map
+from assess.readers.logs.timestamps import ns_to_datetime, parse_timestamp
+from assess.renderers.output import progress_bar, stderr_console, stdout_console, to_json
+
+HELP = """Scope your exposure to an incident from your own request logs.
+
+LOGS are files or globs (NDJSON/JSONL, JSON arrays, CSV, Parquet; gzip or zstd). Rows go through
+a preset (--preset auto detects the gateway) into canonical fields; --map fixes anything else.
+
+Received (affected): requests to the model, in the window, with prompt tokens strictly over the
+trigger. Possibly affected: the same with unknown tokens (null, missing or 0). Disclosed: every
+in-window request to the model, any length.
+
+Exit codes: 0 nothing affected or possibly affected; 1 affected or possibly affected requests
+found; 2 bad usage or input.
+
+Example: assess scope 'logs/*.ndjson.gz' --preset auto --ids-csv affected.csv --json scope.json
+"""
+
+
+def _when(value: str | None, option: str, until: bool = False) -> datetime | None:
+    if value is None:
+        return None
+    nanos = parse_timestamp(value.strip(), "auto")
+    if nanos is None:
+        raise UsageError(
+            f"{option} '{value}': not an ISO 8601 date-time or epoch number",
+            "Example: --since 2026-08-27T00:00:00Z (no zone means UTC).",
+        )
+    moment = ns_to_datetime(nanos)
+    if until and len(value.strip()) == 10:  # a bare date includes the whole day
+        moment = end_of_day(moment)
+    return moment
+
+
+def _ids_csv(acc: ScopeAccumulator) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    columns = [
+        "category",
+        "request_id",
+        "account_id",
+        "session_id",
+        "timestamp",
+        "status",
+        "prompt_tokens",
+    ]
+    writer.writerow(columns)
+    for category, rows in (("affected", acc.affected), ("possibly_affected", acc.unknown)):
+        for row in rows.rows():
+            moment = ns_to_datetime(row["timestamp"]).isoformat().replace("+00:00", "Z")
+            writer.writerow(
+                [
+                    category,
+                    row["request_id"],
+                    row["account_id"],
+                    row["session_id"],
+                    moment,
+                    row["status"],
+                    row["prompt_tokens"],
+                ]
+            )
+    return out.getvalue()
+
+
+def render(result: ScopeResult, console: Console) -> None:
+    """Print the summary tables (never prompt or response text)."""
+    f, c = result.filter, result.counts
+    console.print(
+        f"[bold]scope[/bold] {f.advisory_id or '(ad hoc)'}: models {', '.join(f.model_names)}, "
+        f"{f.since.isoformat()} .. {f.until.isoformat()} (inclusive), "
+        f"prompt tokens > {f.min_prompt_tokens:,}; preset {result.preset}"
+    )
+    table = Table("count", "records", title="Records")
+    for key, value in c.model_dump().items():
+        table.add_row(key, f"{value:,}")
+    table.add_row("(requests)", f"{result.breakdown.requests:,}")
+    console.print(table)
+    a, p, d = result.affected, result.possibly_affected, result.disclosed
+    summary = Table("", "requests", "accounts", "no account", "detail", title="Exposure")
+    summary.add_row(
+        "received (affected)",
+        f"{a.requests:,}",
+        f"{len(a.accounts):,}",
+        f"{a.unattributed:,}",
+        f"{a.sessions:,} sessions; status "
+        + (", ".join(f"{k}: {v}" for k, v in result.status.items()) or "-"),
+    )
+    summary.add_row(
+        "possibly affected",
+        f"{p.requests:,}",
+        f"{len(p.accounts):,}",
+        "",
+        f"estimate from prompt text ({p.with_prompt_text:,}): over {p.estimate_over}, "
+        f"crosses {p.estimate_crosses}, under {p.estimate_under}",
+    )
+    summary.add_row(
+        "disclosed (in pool)",
+        f"{d.requests:,}",
+        f"{d.accounts:,}",
+        f"{d.unattributed:,}",
+        f"{d.prompt_tokens_total:,} prompt tokens over {d.prompt_tokens_known:,} known counts",
+    )
+    console.print(summary)
+    if result.per_day:
+        console.print(
+            "affected per day: " + ", ".join(f"{x.date}: {x.requests}" for x in result.per_day)
+        )
+    if d.platform_share is not None:
+        console.print(d.platform_share.formula, markup=False)
+    fd = result.candidate_foreign_data
+    if fd.responses_checked:
+        kinds = ", ".join(f"{k}: {v}" for k, v in fd.by_kind.items()) or "none"
+        console.print(
+            f"candidate foreign data: {fd.responses_flagged} of {fd.responses_checked} "
+            f"responses hold identifiers absent from their own prompt ({kinds}); values not shown"
+        )
+    else:
+        console.print("candidate foreign data: no response text logged for in-scope requests")
+    if c.records_skipped:
+        console.print(f"skipped {c.records_skipped:,} malformed records; first ones:")
+        for skip in result.skipped[:10]:
+            console.print(f"  {skip.file}:{skip.line}: {skip.reason}", markup=False)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to app."""
+    """Add the `scope` command to ``app``."""
+
+    @app.command("scope", help=HELP)
+    def scope_cmd(
+        logs: list[str] = typer.Argument(..., help="Log files or globs."),
+        incident: str = typer.Option("glm-5.3-kv-leak", "--incident", help="Advisory id."),
+        preset: str = typer.Option("auto", "--preset", help="Preset id, YAML file, or auto."),
+        mapping: list[str] = typer.Option(
+            [], "--map", help="canonical=dotted.path, e.g. prompt_tokens=usage.input_tokens."
+        ),
+        model: list[str] = typer.Option(
+            [], "--model", help="Model id(s) replacing the advisory's."
+        ),
+        since: str | None = typer.Option(None, "--since", help="Window start (ISO, UTC default)."),
+        until: str | None = typer.Option(
+            None, "--until", help="Window end, inclusive (a bare date means 23:59:59 that day)."
+        ),
+        min_prompt_tokens: int | None = typer.Option(
+            None, "--min-prompt-tokens", min=0, help="Trigger: prompt tokens strictly greater."
+        ),
+        platform_requests: int | None = typer.Option(
+            None, "--platform-requests", min=1, help="Provider's total requests in the window."
+        ),
+        ids_csv: str | None = typer.Option(
+            None, "--ids-csv", help="Write affected/possibly affected request ids to this CSV."
+        ),
+        json_out: str | None = typer.Option(None, "--json", help="Write JSON to PATH, or - ."),
+    ) -> None:
+        maps = parse_map(mapping)
+        advisory = get_advisory(incident)
+        scope = make_filter(
+            advisory,
+            model or None,
+            _when(since, "--since"),
+            _when(until, "--until", True),
+            min_prompt_tokens,
+        )
+        acc = ScopeAccumulator(scope)
+        with progress_bar("scope") as progress:
+            reader = open_logs(logs, preset, maps, want_text=acc.text_mask, progress=progress)
+            for batch in reader.batches():
+                acc.add(batch)
+        result = acc.result(reader.preset.id, reader.inputs, platform_requests)
+        if ids_csv is not None:
+            write_text(ids_csv, _ids_csv(acc))
+        if json_out is not None:
+            write_text_or_stdout(json_out, to_json(result))
+        render(result, stderr_console() if json_out == "-" else stdout_console())
+        raise typer.Exit(result.exit_code)

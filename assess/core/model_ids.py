@@ -6,20 +6,26 @@ different models from ``glm-5.3``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 # Geography and vendor prefixes that cloud catalogues put before a model name
 # (Bedrock inference profiles: us./eu./apac./global.; vendor namespaces: zai./z-ai.).
 _PREFIXES = ("us.", "eu.", "apac.", "global.", "us-gov.", "jp.", "au.", "ca.", "zai.", "z-ai.")
+# Bedrock model versions ("-v1:0", ":0") and OpenRouter variants (":free", ":nitro") name the same
+# model; they are suffixes after the name, so dropping them never joins two different names.
+_VERSION_SUFFIX = re.compile(r"(?:-v\d+:\d+|:\d+|:[a-z]+)$")
 
 
 def normalise_model_id(model_id: str) -> str:
     """Return the comparable form of a model id.
 
-    Lower-cases, keeps what follows the last ``/`` (ARNs, ``@cf/zai-org/``, ``z-ai/``), then drops
-    geography and vendor prefixes such as ``us.`` and ``zai.`` (repeatedly: ``us.zai.glm-5.3``).
+    Lower-cases, keeps what follows the last ``/`` (ARNs, ``@cf/zai-org/``, ``z-ai/``), drops a
+    Bedrock version (``-v1:0``) or OpenRouter variant (``:free``) suffix, then drops geography and
+    vendor prefixes such as ``us.`` and ``zai.`` (repeatedly: ``us.zai.glm-5.3``).
     """
     name = model_id.strip().lower().rsplit("/", 1)[-1]
+    name = _VERSION_SUFFIX.sub("", name) or name
     changed = True
     while changed:
         changed = False

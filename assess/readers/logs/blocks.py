@@ -1,0 +1,67 @@
+"""Helpers of the columnar paths: parsing an NDJSON block, mapping rows to lines, CSV columns."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import pyarrow as pa
+import pyarrow.json as pj
+
+from assess.readers.logs.columnar import FAST_FIELDS, ColumnPlan, NotColumnar
+from assess.readers.logs.presets import Preset
+from assess.readers.logs.sources import LineBlock
+
+
+def flat_columns(preset: Preset, header: list[str]) -> dict[str, bool] | None:
+    """Return the CSV columns the fast fields and rules read (name -> holds tokens), or None
+    when a path is not a plain column of ``header`` but could walk into a JSON cell."""
+    names = set(header)
+    wanted: dict[str, bool] = {}
+    paths = [(p, f == "prompt_tokens") for f in FAST_FIELDS for p in preset.fields.get(f, [])]
+    paths += [(rule.when.path, False) for rule in preset.non_request]
+    for path, is_tokens in paths:
+        if path in names:
+            wanted[path] = is_tokens
+        elif path.split(".")[0] in names:
+            return None
+    return wanted
+
+
+def row_lines(block: LineBlock, rows: int) -> Callable[[int], int] | None:
+    """Return row index -> 0-based line index in ``block``; None if rows and lines disagree."""
+    if block.line_count == rows:  # no blank lines: row i is line i
+        return lambda i: i
+    numbers = [i for i, line in enumerate(block.data.split(b"\n")) if line.strip()]
+    if len(numbers) != rows:
+        return None
+    return numbers.__getitem__
+
+
+def parse_block(block: bytes, plan: ColumnPlan) -> pa.Table:
+    """Parse a block of whole NDJSON lines into a table of the plan's columns only.
+
+    polars parses these blocks about twice as fast as ``pyarrow.json`` here (README "scope"); it
+    is imported on first use so other commands do not pay for it.
+
+    Raises:
+        NotColumnar: when a line is not JSON or a value does not fit the plan's types.
+    """
+    try:
+        import polars as pl
+    except ImportError:  # pragma: no cover - polars is a dependency; pyarrow is the fallback
+        try:
+            return pj.read_json(
+                io.BytesIO(block),
+                read_options=pj.ReadOptions(block_size=4 << 20),
+                parse_options=pj.ParseOptions(
+                    explicit_schema=plan.schema, unexpected_field_behavior="ignore"
+                ),
+            )
+        except pa.ArrowException as exc:
+            raise NotColumnar(str(exc)) from exc
+    try:
+        frame = pl.read_ndjson(io.BytesIO(block), schema=plan.polars_schema())
+    except Exception as exc:  # any refusal only sends the block to the reference path
+        raise NotColumnar(str(exc)[:200]) from exc
+    return frame.to_arrow().cast(plan.schema)

@@ -1,0 +1,275 @@
+"""Input files: glob expansion, compression and format sniffing, hashing while reading.
+
+Compression is recognised by magic bytes (gzip ``1f 8b``, zstd ``28 b5 2f fd``), never by name.
+Gzip is inflated by ISA-L in a background thread (about 3x zlib's speed on this kind of data);
+the SHA-256 of each file is computed from the bytes as they are read, so a 1 GB log is read once.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import io
+import queue
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Generic, Literal, TypeVar
+
+from assess.errors import InputError
+from assess.models.common import InputFile
+
+T = TypeVar("T")
+Compression = Literal["gzip", "zstd", "none"]
+Format = Literal["ndjson", "json-array", "csv", "parquet", "empty"]
+
+_GZIP = b"\x1f\x8b"
+_ZSTD = b"\x28\xb5\x2f\xfd"
+_PARQUET = b"PAR1"
+
+
+def expand_inputs(patterns: Sequence[str]) -> list[Path]:
+    """Return the files named by ``patterns`` (paths or globs), in order, without duplicates.
+
+    Raises:
+        InputError: for a missing file, a folder, or a glob that matches nothing.
+    """
+    found: list[Path] = []
+    for pattern in patterns:
+        if any(ch in pattern for ch in "*?["):
+            matches = sorted(glob.glob(pattern, recursive=True))
+            files = [Path(m) for m in matches if Path(m).is_file()]
+            if not files:
+                raise InputError(
+                    f"{pattern}: the pattern matches no file", "Check the glob and quote it."
+                )
+        else:
+            path = Path(pattern)
+            if not path.exists():
+                raise InputError(f"{path}: no such file", "Check the path and try again.")
+            if not path.is_file():
+                raise InputError(f"{path}: is a folder, not a file", "Give log files or a glob.")
+            files = [path]
+        found.extend(f for f in files if f not in found)
+    return found
+
+
+class HashingReader(io.RawIOBase):
+    """A raw binary file that hashes (SHA-256) and counts the bytes read through it."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        try:
+            self._handle: io.BufferedReader = path.open("rb")
+        except OSError as exc:
+            raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+        self._digest = hashlib.sha256()
+        self.bytes_read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
+        count = self._handle.readinto(buffer)
+        if count:
+            self._digest.update(memoryview(buffer)[:count])
+            self.bytes_read += count
+        return count or 0
+
+    def close(self) -> None:
+        """Do nothing: decompressors close their source early; :meth:`release` closes."""
+
+    def release(self) -> None:
+        """Close the underlying file."""
+        self._handle.close()
+
+    def finish(self) -> InputFile:
+        """Read any bytes left unread (so the hash covers the file) and return the evidence."""
+        while self.readinto(bytearray(1 << 20)):
+            pass
+        self.release()
+        return InputFile(
+            path=str(self.path), bytes=self.bytes_read, sha256=self._digest.hexdigest()
+        )
+
+
+def sniff_compression(path: Path) -> Compression | Literal["parquet"]:
+    """Return the compression of ``path`` from its magic bytes (or ``parquet``)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    if head.startswith(_GZIP):
+        return "gzip"
+    if head.startswith(_ZSTD):
+        return "zstd"
+    if head.startswith(_PARQUET):
+        return "parquet"
+    return "none"
+
+
+@contextmanager
+def open_stream(raw: HashingReader, compression: Compression) -> Iterator[BinaryIO]:
+    """Yield the decompressed byte stream of ``raw``."""
+    if compression == "gzip":
+        from isal import igzip
+
+        stream: BinaryIO = igzip.IGzipFile(fileobj=raw, mode="rb")  # type: ignore[no-untyped-call,assignment]
+    elif compression == "zstd":
+        import zstandard
+
+        reader = zstandard.ZstdDecompressor().stream_reader(
+            raw,  # type: ignore[arg-type]
+            read_across_frames=True,
+        )
+        stream = io.BufferedReader(reader, buffer_size=4 << 20)
+    else:
+        stream = io.BufferedReader(raw, buffer_size=4 << 20)
+    try:
+        yield stream
+    finally:
+        stream.close()
+
+
+class Prefetch(Generic[T]):
+    """Run ``items`` (an iterator) in a background thread, ``depth`` items ahead.
+
+    Inflating (ISA-L, zstd) and numpy scans release the GIL, so they run on one core while the
+    caller parses the previous item on the other. Memory is bounded by ``depth + 1`` items. An
+    exception in the thread is raised in the caller where the stream broke.
+    """
+
+    _END = object()
+
+    def __init__(self, items: Iterator[T], depth: int = 3) -> None:
+        self._queue: queue.Queue[object] = queue.Queue(depth)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(items,), daemon=True)
+        self._thread.start()
+
+    def _put(self, item: object) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _run(self, items: Iterator[T]) -> None:
+        try:
+            for item in items:
+                if not self._put(item):
+                    return
+        except Exception as exc:  # handed to the consumer, who reports it
+            self._put(_Failure(exc))
+            return
+        self._put(self._END)
+
+    def __iter__(self) -> Iterator[T]:
+        try:
+            while True:
+                item = self._queue.get()
+                if isinstance(item, _Failure):
+                    raise item.error
+                if item is self._END:
+                    return
+                yield item  # type: ignore[misc]
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the thread and wait for it."""
+        self._stop.set()
+        self._thread.join()
+
+
+@dataclass(frozen=True)
+class _Failure:
+    error: Exception
+
+
+@dataclass(frozen=True)
+class LineBlock:
+    """Whole lines of a text stream: the bytes, the number of lines before them, and where
+    each newline is (so row i of a block without blank lines is line i, found without a split)."""
+
+    data: bytes
+    first_line: int
+    newlines: Any  # numpy int64 array of offsets of b"\n" in data
+    at_eof: bool
+
+    def line(self, index: int) -> bytes:
+        """Return line ``index`` (0-based) of the block, without its newline."""
+        start = int(self.newlines[index - 1]) + 1 if index else 0
+        end = int(self.newlines[index]) if index < len(self.newlines) else len(self.data)
+        return self.data[start:end]
+
+    @property
+    def line_count(self) -> int:
+        """Return how many lines (complete or final partial) the block holds."""
+        partial = 1 if self.data and not self.data.endswith(b"\n") else 0
+        return len(self.newlines) + partial
+
+
+def line_blocks(stream: BinaryIO, size: int) -> Iterator[LineBlock]:
+    """Yield blocks of about ``size`` bytes of whole lines (the last may lack its newline)."""
+    import numpy as np
+
+    carry = b""
+    first_line = 0
+    while True:
+        chunk = stream.read(size)
+        data = carry + chunk if carry else chunk
+        if chunk:
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                carry = data
+                continue
+            block, carry = data[: cut + 1], data[cut + 1 :]
+        else:
+            block, carry = data, b""
+        if block:
+            newlines = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
+            yield LineBlock(block, first_line, newlines, not chunk)
+            first_line += len(newlines)
+        if not chunk:
+            return
+
+
+def _is_json(line: bytes) -> bool:
+    import orjson
+
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def sniff_format(head: bytes, path: Path) -> Format:
+    """Return the text format from the first decompressed bytes (``head``) and the name."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not text:
+        return "empty"
+    names = path.name.lower()
+    if text[:1] == b"[":
+        first, _, rest = text.partition(b"\n")
+        if rest.strip() and _is_json(first):  # an NDJSON file whose first line is a list
+            return "ndjson"
+        return "json-array"
+    if text[:1] == b"{":
+        return "ndjson"
+    if any(part in names for part in (".csv", ".tsv")):
+        return "csv"
+    if any(line.lstrip().startswith(b"{") for line in text.split(b"\n")[:50]):
+        return "ndjson"  # JSON lines after a junk first line
+    first_line = text.split(b"\n", 1)[0]
+    if b"," in first_line or b"\t" in first_line:
+        if b"\x00" not in first_line:
+            return "csv"
+    return "ndjson"  # junk lines are then reported one by one as malformed

@@ -1,0 +1,229 @@
+"""`assess scope` on every preset sample gives exactly the hand-counted numbers.
+
+The expected files (tests/presets/expected/<preset>.json) were counted by hand from how each
+sample was built (see their "construction" text), not by running the tool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.presets._samples import expectations
+
+DOCS = expectations()
+IDS = [doc["sample"] for doc in DOCS]
+
+
+def _scope(run_cli: Callable[..., Any], doc: dict[str, Any], preset: str) -> dict[str, Any]:
+    result = run_cli(
+        "scope", *doc["inputs"], "--preset", preset, "--incident", "glm-5.3-kv-leak", "--json", "-"
+    )
+    # 1 = affected requests found (every sample has some); anything else is a failure
+    assert result.exit_code == 1, result.output
+    out: dict[str, Any] = json.loads(result.stdout)
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _repo_cwd(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.presets._samples import REPO
+
+    monkeypatch.chdir(REPO)
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=IDS)
+def test_counts_match_the_hand_count(run_cli: Callable[..., Any], doc: dict[str, Any]) -> None:
+    out = _scope(run_cli, doc, doc["preset"])
+    assert out["kind"] == "assess.scope" and out["preset"] == doc["preset"]
+    assert out["counts"] == doc["counts"]
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=IDS)
+def test_affected_ids_accounts_and_sessions(
+    run_cli: Callable[..., Any], doc: dict[str, Any]
+) -> None:
+    out = _scope(run_cli, doc, doc["preset"])
+    want = doc["affected"]
+    got = out["affected"]
+    assert sorted(got["request_ids"]) == sorted(want["request_ids"])
+    assert {a["account_id"]: a["requests"] for a in got["accounts"]} == want["accounts"]
+    assert got["unattributed"] == want["unattributed"]
+    assert got["sessions"] == want["sessions"]
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=IDS)
+def test_conservation_read_equals_requests_plus_non_requests_plus_skipped(
+    run_cli: Callable[..., Any], doc: dict[str, Any]
+) -> None:
+    out = _scope(run_cli, doc, doc["preset"])
+    counts = out["counts"]
+    requests = out["breakdown"]["requests"]
+    assert counts["records_read"] == (
+        requests + counts["non_request_records"] + counts["records_skipped"]
+    )
+    assert counts["in_window"] == (
+        counts["over_threshold"] + counts["at_or_under_threshold"] + counts["unknown_tokens"]
+    )
+    assert len(out["skipped"]) == counts["records_skipped"]
+    assert all(s["line"] >= 1 and s["file"] for s in out["skipped"])
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=IDS)
+def test_preset_auto_detects_the_product(run_cli: Callable[..., Any], doc: dict[str, Any]) -> None:
+    out = _scope(run_cli, doc, "auto")
+    assert out["preset"] == doc["preset"]
+    assert out["counts"] == doc["counts"]
+
+
+def _by_preset(sample: str) -> dict[str, Any]:
+    return next(doc for doc in DOCS if doc["sample"] == sample)
+
+
+def test_azure_without_its_gateway_table_leaves_every_affected_request_unattributed(
+    run_cli: Callable[..., Any],
+) -> None:
+    doc = dict(_by_preset("azure-apim"), inputs=["samples/logs/azure-apim.csv"])
+    out = _scope(run_cli, doc, "azure-apim")
+    # the LLM log alone: 22 rows, 3 continuation rows, 2 malformed; no subscription anywhere
+    assert out["counts"]["records_read"] == 22
+    assert out["counts"]["non_request_records"] == 3
+    assert out["counts"]["over_threshold"] == 5
+    assert out["affected"]["accounts"] == []
+    assert out["affected"]["unattributed"] == 5
+
+
+def test_openrouter_normalised_counts_give_other_answers_than_native(
+    run_cli: Callable[..., Any],
+) -> None:
+    """--map prompt_tokens=tokens_prompt (normalised, 0.93 x native in the sample) moves rows.
+
+    Hand count with tokens_prompt: over r03 (837,000), r15 (697,500), r19 (700,000),
+    r20 (681,281); at or under r01, r02, r10 (633,591), r06 (633,590), r07, r17, r18 (600,000),
+    r21; unknown r08, r09, r16.
+    """
+    doc = _by_preset("openrouter")
+    result = run_cli(
+        "scope",
+        *doc["inputs"],
+        "--preset",
+        "openrouter",
+        "--map",
+        "prompt_tokens=tokens_prompt",
+        "--json",
+        "-",
+    )
+    out = json.loads(result.stdout)
+    assert out["counts"]["in_window"] == 15
+    assert out["counts"]["over_threshold"] == 4
+    assert out["counts"]["at_or_under_threshold"] == 8
+    assert out["counts"]["unknown_tokens"] == 3
+    assert sorted(out["affected"]["request_ids"]) == [
+        "gen-or-r03",
+        "gen-or-r15",
+        "gen-or-r19",
+        "gen-or-r20",
+    ]
+
+
+def test_litellm_end_time_would_scope_the_wrong_requests(run_cli: Callable[..., Any]) -> None:
+    """Dating requests by endTime moves r04 (starts 1 s before the window) in and r03 (starts
+    at the last second, ends 45 s later) out: the preset dates by startTime."""
+    doc = _by_preset("litellm")
+    result = run_cli(
+        "scope", *doc["inputs"], "--preset", "litellm", "--map", "timestamp=endTime", "--json", "-"
+    )
+    ids = sorted(json.loads(result.stdout)["affected"]["request_ids"])
+    assert ids == [
+        "chatcmpl-lt-r01",
+        "chatcmpl-lt-r02",
+        "chatcmpl-lt-r04",
+        "chatcmpl-lt-r10",
+        "chatcmpl-lt-r15",
+    ]
+    assert "chatcmpl-lt-r03" in doc["affected"]["request_ids"]
+
+
+def test_unknown_export_needs_a_map_and_then_reads_as_canonical(
+    run_cli: Callable[..., Any],
+) -> None:
+    """The README example: auto refuses samples/logs/custom-export.ndjson; --map makes it work."""
+    sample = "samples/logs/custom-export.ndjson"
+    refused = run_cli("scope", sample)
+    assert refused.exit_code == 2
+    assert "recognises no known log format" in refused.output
+    assert "engine, ptok, team, when" in refused.output
+    mapped = run_cli(
+        "scope",
+        sample,
+        "--map",
+        "timestamp=when",
+        "--map",
+        "model=engine",
+        "--map",
+        "prompt_tokens=ptok",
+        "--map",
+        "account_id=team",
+        "--json",
+        "-",
+    )
+    out = json.loads(mapped.stdout)
+    assert out["preset"] == "canonical"
+    # line 1: zai-org/GLM-5.3 inside the window, 681,281 tokens; line 2: one second after it
+    assert out["counts"]["model_matched"] == 2
+    assert out["counts"]["in_window"] == 1
+    assert out["counts"]["over_threshold"] == 1
+    assert out["affected"]["accounts"] == [{"account_id": "search", "requests": 1}]
+
+
+def test_cloudflare_logpush_rows_read_as_unknown_tokens(
+    run_cli: Callable[..., Any], tmp_path: Any
+) -> None:
+    """Logpush ai_gateway_events (capitalised fields, RFC 3339 or unixnano Timestamp) carry no
+    documented token count: in-window GLM-5.3 rows are possibly affected, never dropped."""
+    lines = [
+        {
+            "Timestamp": "2026-09-01T10:00:00Z",
+            "Model": "@cf/zai-org/glm-5.3",
+            "Provider": "workers-ai",
+            "StatusCode": 200,
+            "Metadata": {"user_id": "acct-a"},
+            "Metrics": {"cost": 0.1, "durationMs": 1234},
+            "Cached": False,
+        },
+        {
+            "Timestamp": 1788256800000000000,
+            "Model": "@cf/zai-org/glm-5.3",
+            "Provider": "workers-ai",
+            "StatusCode": 200,
+            "Metadata": {},
+            "Cached": False,
+        },
+        {
+            "Timestamp": "2026-09-10T00:00:00Z",
+            "Model": "@cf/zai-org/glm-5.3",
+            "Provider": "workers-ai",
+            "StatusCode": 200,
+            "Metadata": {},
+            "Cached": False,
+        },
+    ]
+    path = tmp_path / "logpush.ndjson"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = run_cli("scope", str(path), "--preset", "cloudflare-ai-gateway", "--json", "-")
+    out = json.loads(result.stdout)
+    assert out["counts"]["model_matched"] == 3
+    assert out["counts"]["in_window"] == 2
+    assert out["counts"]["unknown_tokens"] == 2
+    assert out["possibly_affected"]["requests"] == 2
+
+
+def test_azure_tables_join_in_either_order(run_cli: Callable[..., Any]) -> None:
+    doc = _by_preset("azure-apim")
+    reverse = dict(doc, inputs=list(reversed(doc["inputs"])))
+    first, second = _scope(run_cli, doc, "azure-apim"), _scope(run_cli, reverse, "azure-apim")
+    assert first["counts"] == second["counts"]
+    assert first["affected"]["accounts"] == second["affected"]["accounts"]

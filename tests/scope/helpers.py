@@ -1,0 +1,93 @@
+"""Builders for scope tests: canonical records written in every supported format."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import zstandard
+
+from assess.core.scope import ScopeAccumulator, make_filter
+from assess.models.scope import ScopeResult
+from assess.readers.advisories import get_advisory
+from assess.readers.logs import open_logs
+
+FIELDS = [
+    "timestamp",
+    "model",
+    "prompt_tokens",
+    "request_id",
+    "account_id",
+    "session_id",
+    "status",
+    "prompt",
+    "response",
+]
+
+
+def ndjson(records: Sequence[dict[str, Any] | str]) -> bytes:
+    """Return NDJSON bytes; a str item is written as a raw (possibly malformed) line."""
+    return b"".join((r if isinstance(r, str) else json.dumps(r)).encode() + b"\n" for r in records)
+
+
+def write(path: Path, records: Sequence[dict[str, Any]], fmt: str) -> Path:
+    """Write ``records`` to ``path`` as ndjson, ndjson.gz, ndjson.zst, json, csv or parquet."""
+    if fmt == "ndjson":
+        path.write_bytes(ndjson(records))
+    elif fmt == "ndjson.gz":
+        path.write_bytes(gzip.compress(ndjson(records)))
+    elif fmt == "ndjson.zst":
+        path.write_bytes(zstandard.ZstdCompressor().compress(ndjson(records)))
+    elif fmt == "json":
+        path.write_text(json.dumps(list(records), indent=2))
+    elif fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for r in records:
+            writer.writerow({k: "" if r.get(k) is None else r.get(k) for k in FIELDS})
+        path.write_text(out.getvalue())
+    elif fmt == "parquet":
+        columns = {k: [r.get(k) for r in records] for k in FIELDS}
+        columns["prompt_tokens"] = pa.array(columns["prompt_tokens"], pa.int64())
+        columns["status"] = pa.array([None if s is None else str(s) for s in columns["status"]])
+        pq.write_table(pa.table(columns), path)
+    else:
+        raise ValueError(fmt)
+    return path
+
+
+def scope(
+    paths: Sequence[str | Path], preset: str = "canonical", fast: bool = True, **options: Any
+) -> ScopeResult:
+    """Run the reader and the core the way the CLI does; return the result."""
+    advisory = get_advisory("glm-5.3-kv-leak")
+    platform = options.pop("platform_requests", None)
+    mapping = options.pop("mapping", None)
+    acc = ScopeAccumulator(make_filter(advisory, **options))
+    reader = open_logs([str(p) for p in paths], preset, mapping, want_text=acc.text_mask)
+    reader.fast = fast and reader.fast
+    for batch in reader.batches():
+        acc.add(batch)
+    return acc.result(reader.preset.id, reader.inputs, platform)
+
+
+def conserved(result: ScopeResult) -> None:
+    """Assert every conservation equation of the scope document."""
+    c, b = result.counts, result.breakdown
+    assert c.records_read == b.requests + c.non_request_records + c.records_skipped
+    assert b.requests == c.model_matched + b.model_not_matched
+    assert c.model_matched == c.in_window + b.model_matched_outside_window
+    assert c.in_window == c.over_threshold + c.at_or_under_threshold + c.unknown_tokens
+    assert result.affected.requests == c.over_threshold
+    assert result.possibly_affected.requests == c.unknown_tokens
+    assert result.disclosed.requests == c.in_window
+    assert sum(b.skipped_reasons.values()) == c.records_skipped
+    assert sum(b.non_request_reasons.values()) == c.non_request_records
