@@ -1,9 +1,198 @@
-"""CLI for `assess report` (being built)."""
+"""CLI for `assess report` (the vendor review) and `assess demo` (the review of the samples)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import typer
+
+from assess.core.report import build_report
+from assess.core.report_inputs import ReportRequest, display_path, gather
+from assess.renderers.output import progress_bar
+from assess.renderers.report_files import (
+    AFFECTED_CSV,
+    FORMATS,
+    generation_time,
+    parse_formats,
+    write_review,
+)
+from assess.resources import data_dir
+
+#: The shipped samples `assess demo` reviews: an incident-like vendor and its evidence.
+DEMO_VENDOR = "vendors/incident-like.yaml"
+DEMO_LOGS = "logs/cloudflare-ai-gateway.ndjson"
+DEMO_PROBE = "probes/leaky-lab.json"
+DEMO_SERVERLOGS = ("serverlogs/sglang-prefill.log", "serverlogs/sglang-decode.log")
+DEMO_INCIDENT = "glm-5.3-kv-leak"
+
+
+REPORT_HELP = (
+    "Write the vendor review: report.html, report.pdf (PDF/A-3b with report.json attached), "
+    "report.json and manifest.json (SHA-256 of every input and output).\n\n"
+    "Only the questionnaire is required: a missing input makes the review say plainly what was "
+    "not assessed. With --logs, the received and possibly affected requests are listed in "
+    "affected-requests.csv. Prompt and response text is redacted unless --include-prompts. "
+    "With SOURCE_DATE_EPOCH set, report.json and manifest.json are byte-identical across runs."
+    "\n\n"
+    "Example: assess report --questionnaire answers.yaml --logs 'gw/*.jsonl.gz' "
+    "--incident glm-5.3-kv-leak --probe probe.json --deploy-check deploy.json --out review"
+)
+DEMO_HELP = (
+    "Review the shipped samples (an incident-like vendor, request logs for it, a probe of the "
+    "leaky lab and the vendor's SGLang prefill/decode startup logs) and print the paths written."
+    "\n\n"
+    "Example: assess demo --out assess-demo"
+)
+
+
+def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
+    """Return the command as a canonical argument list, paths shown as in the review."""
+
+    def shown(path: Path | str) -> str:
+        return display_path(path, req.cwd)
+
+    args = ["assess", "report", "--questionnaire", shown(req.questionnaire)]
+    for log in req.logs:
+        args += ["--logs", shown(log)]
+    if req.incident:
+        args += ["--incident", req.incident]
+    if req.preset:
+        args += ["--preset", req.preset]
+    for probe in req.probes:
+        args += ["--probe", shown(probe)]
+    if req.deploy_check is not None:
+        args += ["--deploy-check", shown(req.deploy_check)]
+    for log in req.deploy_logs:
+        args += ["--deploy-log", shown(log)]
+    # Outputs are listed relative to the folder holding the manifest, and so is --out: two runs
+    # into different folders give the same manifest.
+    args += ["--out", ".", "--format", ",".join(formats)]
+    if req.include_prompts:
+        args.append("--include-prompts")
+    return args
+
+
+def run_report(req: ReportRequest, out: Path, formats: tuple[str, ...]) -> None:
+    """Gather, build, write and print what was written (shared by `report` and `demo`).
+
+    Raises:
+        AssessError: from any input, or when an output cannot be written.
+    """
+    with progress_bar("reading request logs") as progress:
+        gathered = gather(replace(req, progress=progress))
+    report = build_report(
+        gathered.sources,
+        generated_at=generation_time(),
+        include_prompts=req.include_prompts,
+        affected_requests_file=AFFECTED_CSV if gathered.affected_rows is not None else None,
+    )
+    written = write_review(report, out, formats, command_line(req, formats), gathered.affected_rows)
+    counts = ", ".join(f"{n} {s}" for s, n in report.scoring.severity_counts.items() if n)
+    typer.echo(
+        f"Vendor review of {report.vendor.name}: {report.tier.upper()} risk, score "
+        f"{report.score}/100, {len(report.findings)} findings" + (f" ({counts})" if counts else "")
+    )
+    for item in report.not_assessed:
+        typer.echo(f"Not assessed ({item.section}): {item.reason}")
+    typer.echo("Wrote:")
+    for path in written.paths:
+        typer.echo(f"  {path}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to app."""
+    """Add the `report` and `demo` commands to ``app``."""
+
+    @app.command("report", help=REPORT_HELP)
+    def report_cmd(
+        questionnaire: Path = typer.Option(
+            ...,
+            "--questionnaire",
+            "-q",
+            metavar="ANSWERS",
+            help="The vendor's answers (YAML/JSON), or an `assess score --json` result.",
+        ),
+        logs: list[str] = typer.Option(
+            [],
+            "--logs",
+            metavar="FILE",
+            help="Request logs to scope (repeat; globs allowed), or an `assess scope --json` "
+            "result.",
+        ),
+        incident: str | None = typer.Option(
+            None, "--incident", metavar="ID", help="Advisory to scope the logs against."
+        ),
+        preset: str | None = typer.Option(
+            None, "--preset", metavar="NAME", help="Log preset for --logs (default: auto)."
+        ),
+        probe: list[Path] = typer.Option(
+            [],
+            "--probe",
+            metavar="JSON",
+            help="An `assess probe --json` result (repeat for several runs).",
+        ),
+        deploy_check: Path | None = typer.Option(
+            None, "--deploy-check", metavar="JSON", help="An `assess deploy-check --json` result."
+        ),
+        deploy_log: list[str] = typer.Option(
+            [],
+            "--deploy-log",
+            metavar="LOG",
+            help="Server startup logs to check instead (repeat; globs allowed).",
+        ),
+        out: Path = typer.Option(
+            ..., "--out", "-o", metavar="DIR", help="Folder to write the review into."
+        ),
+        fmt: str = typer.Option(
+            ",".join(FORMATS),
+            "--format",
+            metavar="FORMATS",
+            help="Comma-separated subset of html,pdf,json (manifest.json is always written).",
+        ),
+        include_prompts: bool = typer.Option(
+            False,
+            "--include-prompts",
+            help="Show prompt and response text from logs and probes (redacted by default).",
+        ),
+    ) -> None:
+        """Write the vendor review (see REPORT_HELP)."""
+        formats = parse_formats(fmt)
+        req = ReportRequest(
+            questionnaire=questionnaire,
+            logs=logs,
+            incident=incident,
+            preset=preset,
+            probes=probe,
+            deploy_check=deploy_check,
+            deploy_logs=deploy_log,
+            include_prompts=include_prompts,
+        )
+        run_report(req, out, formats)
+
+    @app.command("demo", help=DEMO_HELP)
+    def demo_cmd(
+        out: Path = typer.Option(
+            Path("assess-demo"),
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Folder to write the demo review into.",
+        ),
+    ) -> None:
+        """Review the shipped samples (see DEMO_HELP)."""
+        run_report(demo_request(), out, FORMATS)
+
+
+def demo_request() -> ReportRequest:
+    """Return the report request for the shipped samples (missing ones are left out)."""
+    samples = data_dir("samples")
+    logs = samples / DEMO_LOGS
+    probe = samples / DEMO_PROBE
+    serverlogs = [samples / name for name in DEMO_SERVERLOGS if (samples / name).is_file()]
+    return ReportRequest(
+        questionnaire=samples / DEMO_VENDOR,
+        logs=[str(logs)] if logs.is_file() else [],
+        incident=DEMO_INCIDENT if logs.is_file() else None,
+        probes=[probe] if probe.is_file() else [],
+        deploy_logs=[str(p) for p in serverlogs],
+    )

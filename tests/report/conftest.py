@@ -1,0 +1,65 @@
+"""Fixtures of the report tests: contract documents on disk and a CLI runner with an env."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from assess.cli import app
+from tests.conftest import ASSETS
+
+REPORT_ASSETS = ASSETS / "report"
+EPOCH = "1790000000"  # 2026-09-21T14:13:20Z
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
+    """Run the assess CLI in-process with SOURCE_DATE_EPOCH set (unless env overrides it)."""
+    runner = CliRunner()
+    return runner.invoke(
+        app, list(args), env={"SOURCE_DATE_EPOCH": EPOCH, **(env or {})}, catch_exceptions=False
+    )
+
+
+def copy_assets(dest: Path, edit: Callable[[str, dict[str, Any]], None] | None = None) -> Path:
+    """Copy the contract fixtures into ``dest`` (optionally editing each document) and return it."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("score.json", "scope.json", "probe.json", "deploy.json"):
+        if edit is None:
+            shutil.copy(REPORT_ASSETS / name, dest / name)
+            continue
+        doc = json.loads((REPORT_ASSETS / name).read_text())
+        edit(name, doc)
+        (dest / name).write_text(json.dumps(doc, indent=2))
+    return dest
+
+
+def full_args(src: Path, out: Path, *extra: str) -> list[str]:
+    """Return `assess report` arguments using every fixture in ``src``."""
+    return [
+        "report",
+        "--questionnaire",
+        str(src / "score.json"),
+        "--logs",
+        str(src / "scope.json"),
+        "--incident",
+        "glm-5.3-kv-leak",
+        "--probe",
+        str(src / "probe.json"),
+        "--deploy-check",
+        str(src / "deploy.json"),
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
+@pytest.fixture(scope="module")
+def module_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A temporary folder shared by one test module."""
+    return tmp_path_factory.mktemp("report")

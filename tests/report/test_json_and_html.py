@@ -1,0 +1,227 @@
+"""report.json and manifest.json are reproducible; the HTML is valid; redaction; not assessed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import html5lib
+import pytest
+
+from tests.report.conftest import EPOCH, REPORT_ASSETS, copy_assets, full_args, invoke
+
+FAST = ("--format", "html,json")
+
+
+@pytest.fixture(scope="module")
+def fast_review(module_tmp: Path) -> Path:
+    src = copy_assets(module_tmp / "in")
+    out = module_tmp / "first" / "review"
+    result = invoke(*full_args(src, out, *FAST))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_top_level_keys_of_report_json(fast_review: Path) -> None:
+    doc = json.loads((fast_review / "report.json").read_text())
+    for key in (
+        "schema_version",
+        "tier",
+        "score",
+        "findings",
+        "exposure",
+        "probes",
+        "deployment",
+        "inputs",
+        "vendor",
+        "generated_at",
+        "not_assessed",
+    ):
+        assert key in doc, key
+    assert doc["schema_version"] == 1 and doc["kind"] == "assess.report"
+    assert (doc["tier"], doc["score"]) == ("critical", 86)
+    assert doc["generated_at"] == "2026-09-21T14:13:20Z"
+    assert doc["not_assessed"] == []
+    assert doc["exposure"]["received"] == 7
+    assert doc["exposure"]["skipped"][0]["file"] == "gw.jsonl"  # never the folder
+
+
+def test_findings_are_merged_without_duplicates(fast_review: Path) -> None:
+    findings = json.loads((fast_review / "report.json").read_text())["findings"]
+    ids = [f["id"] for f in findings]
+    assert len(ids) == len(set(ids)) == 5
+    pool = next(f for f in findings if f["id"] == "pool-smaller-than-context")
+    assert pool["nodes"] == ["prefill-0"]
+    assert pool["title"] == "KV pool smaller than the advertised context"  # the score's wording
+    assert findings[0]["contradiction"] is True  # worst first, contradictions first
+
+
+def test_same_inputs_give_byte_identical_json_and_manifest(
+    fast_review: Path, module_tmp: Path
+) -> None:
+    again = module_tmp / "second" / "elsewhere"
+    result = invoke(*full_args(module_tmp / "in", again, *FAST))
+    assert result.exit_code == 0
+    for name in ("report.json", "manifest.json", "report.html", "affected-requests.csv"):
+        assert (fast_review / name).read_bytes() == (again / name).read_bytes(), name
+    for name in ("report.json", "manifest.json"):
+        text = (again / name).read_text()
+        assert str(module_tmp) not in text and "/tmp/" not in text, name
+
+
+def test_manifest_hashes_every_input_and_output(fast_review: Path) -> None:
+    import hashlib
+
+    manifest = json.loads((fast_review / "manifest.json").read_text())
+    assert manifest["kind"] == "assess.manifest"
+    assert manifest["generated_at"] == "2026-09-21T14:13:20Z"
+    assert manifest["command"][:2] == ["assess", "report"]
+    out_at = manifest["command"].index("--out")
+    assert manifest["command"][out_at + 1] == "."  # outputs are relative to the manifest
+    assert [o["path"] for o in manifest["outputs"]] == [
+        "affected-requests.csv",
+        "report.html",
+        "report.json",
+    ]
+    for entry in manifest["outputs"]:
+        data = (fast_review / entry["path"]).read_bytes()
+        assert entry["sha256"] == hashlib.sha256(data).hexdigest()
+        assert entry["bytes"] == len(data)
+    roles = {i["role"]: i for i in manifest["inputs"]}
+    assert set(roles) == {"questionnaire", "logs", "probe", "deploy-check"}
+    score_bytes = (REPORT_ASSETS / "score.json").read_bytes()
+    assert roles["questionnaire"]["sha256"] == hashlib.sha256(score_bytes).hexdigest()
+
+
+def test_a_different_epoch_changes_only_the_dates(fast_review: Path, module_tmp: Path) -> None:
+    other = module_tmp / "third" / "review"
+    result = invoke(
+        *full_args(module_tmp / "in", other, "--format", "json"),
+        env={"SOURCE_DATE_EPOCH": str(int(EPOCH) + 86400)},
+    )
+    assert result.exit_code == 0
+    doc = json.loads((other / "report.json").read_text())
+    assert doc["generated_at"] == "2026-09-22T14:13:20Z"
+
+
+def parse_strict(path: Path) -> Any:
+    """Parse ``path`` with html5lib's strict parser: any parse error raises."""
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    return parser.parse(path.read_bytes())
+
+
+def test_html_is_valid_html5(fast_review: Path) -> None:
+    tree = parse_strict(fast_review / "report.html")
+    ids = [s.get("id") for s in tree.iter("section")]
+    assert ids == [
+        "cover",
+        "summary",
+        "vendor",
+        "findings",
+        "contradictions",
+        "exposure",
+        "probes",
+        "deployment",
+        "method",
+        "appendix",
+        "answers",
+    ]
+    assert not list(tree.iter("script"))
+    svgs = [el for el in tree.iter() if str(el.tag).endswith("svg")]
+    assert len(svgs) == 3  # tier band, pool bar, per-day chart
+
+
+def test_prompts_are_redacted_by_default(fast_review: Path) -> None:
+    doc = (fast_review / "report.json").read_text()
+    html = (fast_review / "report.html").read_text()
+    assert "canary-7f3a9c0e5b2d4a61" not in doc and "canary-7f3a9c0e5b2d4a61" not in html
+    assert "run with --include-prompts to show it" in html
+    assert json.loads(doc)["prompts_included"] is False
+
+
+def test_include_prompts_shows_them(module_tmp: Path) -> None:
+    out = module_tmp / "prompts"
+    result = invoke(*full_args(module_tmp / "in", out, *FAST, "--include-prompts"))
+    assert result.exit_code == 0
+    assert "canary-7f3a9c0e5b2d4a61" in (out / "report.html").read_text()
+    doc = json.loads((out / "report.json").read_text())
+    assert doc["prompts_included"] is True
+    assert "--include-prompts" in json.loads((out / "manifest.json").read_text())["command"]
+
+
+def test_missing_inputs_are_reported_as_not_assessed(module_tmp: Path) -> None:
+    out = module_tmp / "bare"
+    result = invoke(
+        "report", "--questionnaire", str(module_tmp / "in" / "score.json"), "--out", str(out), *FAST
+    )
+    assert result.exit_code == 0, result.output
+    assert "Not assessed (exposure)" in result.output
+    doc = json.loads((out / "report.json").read_text())
+    assert [n["section"] for n in doc["not_assessed"]] == ["exposure", "probes", "deployment"]
+    assert doc["exposure"]["assessed"] is False
+    assert doc["probes"] == {"assessed": False, "runs": []}
+    assert not (out / "affected-requests.csv").exists()
+    parse_strict(out / "report.html")
+    html = (out / "report.html").read_text()
+    assert html.count("<strong>Not assessed.</strong>") == 3
+    assert "Our own exposure was not assessed" in html
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--deploy-check", "d.json", "--deploy-log", "x.log"], "cannot be used together"),
+        (["--logs", "x.jsonl"], "--logs needs --incident"),
+        (["--incident", "glm-5.3-kv-leak"], "only apply to --logs"),
+        (["--format", "html,docx"], "--format: 'html,docx'"),
+    ],
+)
+def test_bad_option_combinations_exit_2(module_tmp: Path, args: list[str], message: str) -> None:
+    result = invoke(
+        "report",
+        "--questionnaire",
+        str(module_tmp / "in" / "score.json"),
+        "--out",
+        str(module_tmp / "never"),
+        *args,
+    )
+    assert result.exit_code == 2
+    assert message in result.output
+    assert not (module_tmp / "never").exists()
+
+
+@pytest.mark.parametrize("option", ["--probe", "--deploy-check"])
+def test_a_document_of_the_wrong_kind_names_the_file(module_tmp: Path, option: str) -> None:
+    wrong = module_tmp / "in" / "scope.json"
+    result = invoke(
+        "report",
+        "--questionnaire",
+        str(module_tmp / "in" / "score.json"),
+        option,
+        str(wrong),
+        "--out",
+        str(module_tmp / "never"),
+    )
+    assert result.exit_code == 2
+    assert f"{wrong}: not an assess." in result.output
+
+
+def test_a_missing_questionnaire_is_a_clean_exit_2(module_tmp: Path) -> None:
+    missing = module_tmp / "no-such-answers.yaml"
+    result = invoke("report", "--questionnaire", str(missing), "--out", str(module_tmp / "never"))
+    assert result.exit_code == 2
+    assert str(missing) in result.output
+    assert not (module_tmp / "never").exists()
+
+
+def test_a_scope_document_needs_no_incident_but_refuses_another(module_tmp: Path) -> None:
+    src = module_tmp / "in"
+    base = ["report", "-q", str(src / "score.json"), "--logs", str(src / "scope.json")]
+    ok = invoke(*base, "--out", str(module_tmp / "scoped"), "--format", "json")
+    assert ok.exit_code == 0, ok.output
+    doc = json.loads((module_tmp / "scoped" / "report.json").read_text())
+    assert doc["exposure"]["advisory"] == "glm-5.3-kv-leak"
+    bad = invoke(*base, "--incident", "other-leak", "--out", str(module_tmp / "never"))
+    assert bad.exit_code == 2
+    assert "scoped against advisory 'glm-5.3-kv-leak', not 'other-leak'" in bad.output

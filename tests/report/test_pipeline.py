@@ -1,0 +1,151 @@
+"""End to end on the shipped samples: raw answers, request logs and server logs; `assess demo`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import html5lib
+import pypdf
+import pytest
+
+from assess.cli.report import DEMO_LOGS, DEMO_PROBE, DEMO_SERVERLOGS, DEMO_VENDOR
+from assess.resources import data_dir
+from tests.report.conftest import invoke
+
+SAMPLES = data_dir("samples")
+
+
+def raw_args(out: Path, *extra: str) -> list[str]:
+    args = [
+        "report",
+        "--questionnaire",
+        str(SAMPLES / DEMO_VENDOR),
+        "--logs",
+        str(SAMPLES / DEMO_LOGS),
+        "--incident",
+        "glm-5.3-kv-leak",
+    ]
+    for log in DEMO_SERVERLOGS:
+        args += ["--deploy-log", str(SAMPLES / log)]
+    return [*args, "--out", str(out), "--format", "json,html", *extra]
+
+
+@pytest.fixture(scope="module")
+def raw_review(module_tmp: Path) -> Path:
+    out = module_tmp / "raw"
+    result = invoke(*raw_args(out))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_raw_inputs_are_scored_scoped_and_checked(raw_review: Path) -> None:
+    doc = json.loads((raw_review / "report.json").read_text())
+    assert doc["tier"] == "critical"
+    assert doc["exposure"]["assessed"] and doc["deployment"]["assessed"]
+    assert [n["section"] for n in doc["not_assessed"]] == ["probes"]
+    roles = sorted(i["role"] for i in doc["inputs"])
+    assert roles == ["deploy-log", "deploy-log", "logs", "questionnaire"]
+    counts = doc["exposure"]["counts"]
+    assert counts["in_window"] == (
+        counts["over_threshold"] + counts["at_or_under_threshold"] + counts["unknown_tokens"]
+    )
+    assert doc["exposure"]["received"] == counts["over_threshold"] > 0
+    # the deploy-check's per-node findings are folded into the questionnaire's where they agree
+    ids = [f["id"] for f in doc["findings"]]
+    assert len(ids) == len(set(ids))
+    titles = [f["title"] for f in doc["findings"]]
+    assert len(titles) == len(set(titles))
+    assert not any(t.startswith("sglang-prefill: ") for t in titles)
+
+
+def test_affected_requests_csv_lists_received_and_possibly_affected(raw_review: Path) -> None:
+    doc = json.loads((raw_review / "report.json").read_text())
+    rows = list(csv.DictReader(io.StringIO((raw_review / "affected-requests.csv").read_text())))
+    received = [r for r in rows if r["exposure"] == "received"]
+    possible = [r for r in rows if r["exposure"] == "possibly_affected"]
+    assert len(received) == doc["exposure"]["received"]
+    assert len(possible) == doc["exposure"]["counts"]["unknown_tokens"]
+    assert "prompt" not in rows[0] and "response" not in rows[0]
+    assert all(int(r["prompt_tokens"]) > 681_280 for r in received)
+
+
+def test_include_prompts_adds_prompt_and_response_columns(module_tmp: Path) -> None:
+    out = module_tmp / "raw-prompts"
+    result = invoke(*raw_args(out, "--include-prompts"))
+    assert result.exit_code == 0, result.output
+    header = (out / "affected-requests.csv").read_text().splitlines()[0].split(",")
+    assert header[-2:] == ["prompt", "response"]
+
+
+def test_deploy_check_and_deploy_log_together_is_refused(module_tmp: Path) -> None:
+    result = invoke(*raw_args(module_tmp / "never"), "--deploy-check", "x.json")
+    assert result.exit_code == 2
+    assert "cannot be used together" in result.output
+
+
+@pytest.fixture(scope="module")
+def demo(module_tmp: Path) -> tuple[Path, str]:
+    out = module_tmp / "demo"
+    result = invoke("demo", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return out, result.output
+
+
+def test_demo_writes_every_file_and_prints_the_paths(demo: tuple[Path, str]) -> None:
+    out, output = demo
+    for name in (
+        "report.html",
+        "report.pdf",
+        "report.json",
+        "affected-requests.csv",
+        "manifest.json",
+    ):
+        assert (out / name).is_file(), name
+        assert str(out / name) in output
+    assert "CRITICAL risk" in output
+    html5lib.HTMLParser(strict=True).parse((out / "report.html").read_bytes())
+
+
+def test_demo_pdf_shows_what_report_json_says(demo: tuple[Path, str]) -> None:
+    out, _ = demo
+    doc = json.loads((out / "report.json").read_text())
+    reader = pypdf.PdfReader(io.BytesIO((out / "report.pdf").read_bytes()))
+    text = "".join("".join(p.extract_text().split()) for p in reader.pages)
+    assert f"score{doc['score']}/100" in text
+    assert f"{doc['tier'].upper()}RISK" in text
+    assert f"Received:requestsoverthetriggerinthewindow{doc['exposure']['received']}" in text
+    for finding in doc["findings"]:
+        assert "".join(finding["title"].split()) in text, finding["title"]
+    expected_inputs = {"questionnaire", "logs", "deploy-log"}
+    if (SAMPLES / DEMO_PROBE).is_file():
+        expected_inputs.add("probe")
+        assert doc["probes"]["assessed"]
+    assert {i["role"] for i in doc["inputs"]} == expected_inputs
+
+
+def test_no_private_folder_reaches_report_json(module_tmp: Path) -> None:
+    """Inputs copied to a temporary folder: the review names them by file name only, even where
+    the scoring quotes a node's log (these logs contradict the well-run vendor's claims).
+    """
+    import shutil
+
+    private = module_tmp / "private-folder"
+    private.mkdir()
+    vendor = "vendors/well-run.yaml"
+    for name in (vendor, DEMO_LOGS, DEMO_PROBE, *DEMO_SERVERLOGS):
+        shutil.copy(SAMPLES / name, private / Path(name).name)
+    args = ["report", "-q", str(private / Path(vendor).name)]
+    args += ["--logs", str(private / Path(DEMO_LOGS).name), "--incident", "glm-5.3-kv-leak"]
+    args += ["--probe", str(private / Path(DEMO_PROBE).name)]
+    for log in DEMO_SERVERLOGS:
+        args += ["--deploy-log", str(private / Path(log).name)]
+    out = module_tmp / "private-out"
+    result = invoke(*args, "--out", str(out), "--format", "json,html")
+    assert result.exit_code == 0, result.output
+    for name in ("report.json", "manifest.json", "report.html"):
+        assert "private-folder" not in (out / name).read_text(), name
+    doc = json.loads((out / "report.json").read_text())
+    assert any("sglang-prefill.log" in f["detail"] for f in doc["findings"])
