@@ -1,0 +1,31 @@
+"""line_blocks cuts a stream into blocks of whole lines, counting them; lines found on demand."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from assess.readers.logs.sources import line_blocks
+
+DATA = b'{"a":1}\n\n' + b"x" * 50 + b"\n  \n" + b'{"b":"' + b"y" * 30 + b'"}\n{"c":3}'
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 16, 64, 1 << 20])
+def test_blocks_hold_whole_lines_and_number_them(size: int) -> None:
+    blocks = list(line_blocks(io.BytesIO(DATA), size))
+    assert b"".join(b.data for b in blocks) == DATA
+    expected = DATA.split(b"\n")
+    seen: list[bytes] = []
+    for block in blocks:
+        assert block.first_line == len(seen)
+        assert block.data.endswith(b"\n") or block.at_eof
+        lines = [block.line(i) for i in range(block.line_count)]
+        assert lines == block.data.split(b"\n")[: block.line_count]
+        seen.extend(lines)
+    assert seen == expected
+    assert [b.at_eof for b in blocks] == [False] * (len(blocks) - 1) + [True]
+
+
+def test_empty_stream_gives_no_block() -> None:
+    assert list(line_blocks(io.BytesIO(b""), 8)) == []
