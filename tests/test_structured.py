@@ -70,3 +70,16 @@ def test_validation_errors_list_every_problem_with_file_and_line() -> None:
     assert "adv.yaml:7: window:" in message
     assert "adv.yaml:8: trigger.prompt_tokens_gt:" in message
     assert "adv.yaml:9: engine.affected:" in message
+
+
+def test_release_candidates_of_the_fix_are_affected() -> None:
+    from assess.readers.advisories import get_advisory
+
+    engine = get_advisory("glm-5.3-kv-leak").engine
+    assert engine.is_affected("0.5.21")
+    assert engine.is_affected("v0.5.21.post1")
+    assert engine.is_affected("0.5.22rc1")
+    assert engine.is_affected("0.5.22.dev3")
+    assert not engine.is_affected("0.5.22")
+    assert not engine.is_affected("0.5.22.post1")
+    assert not engine.is_affected("0.6.0rc1")

@@ -79,10 +79,16 @@ class EngineScope(Model):
     def is_affected(self, version: str) -> bool:
         """Return True when ``version`` falls in the affected range.
 
+        A pre-release of the fixed version (``0.5.22rc1`` when the fix is ``0.5.22``) counts as
+        affected: PEP 440 leaves it outside ``<0.5.22``, but nothing says it carries the fix.
+
         Raises:
             packaging.version.InvalidVersion: if ``version`` is not a version string.
         """
-        return SpecifierSet(self.affected).contains(Version(version), prereleases=True)
+        parsed, fixed = Version(version), Version(self.fixed_version)
+        if parsed.is_prerelease and parsed.release == fixed.release and parsed < fixed:
+            return True
+        return SpecifierSet(self.affected).contains(parsed, prereleases=True)
 
 
 class DeploymentFacts(Model):

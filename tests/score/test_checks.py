@@ -31,8 +31,10 @@ def findings(body: str) -> dict[str, str]:
         ("sglang", "0.5.21", "disaggregated", ("advisory.glm-5.3-kv-leak", "critical")),
         ("sglang", "v0.5.21.post1", "disaggregated", ("advisory.glm-5.3-kv-leak", "critical")),
         ("sglang", "0.5.20", "disaggregated", ("advisory.glm-5.3-kv-leak", "critical")),
-        # PEP 440: "<0.5.22" excludes pre-releases of 0.5.22 itself
-        ("sglang", "0.5.22rc1", "disaggregated", None),
+        # PEP 440 leaves 0.5.22rc1 outside "<0.5.22"; a release candidate of the fix is not the
+        # fix, so it is flagged
+        ("sglang", "0.5.22rc1", "disaggregated", ("advisory.glm-5.3-kv-leak", "critical")),
+        ("sglang", "0.5.22.post1", "disaggregated", None),
         ("sglang", "unknown", "disaggregated", ("advisory-unconfirmed.glm-5.3-kv-leak", "high")),
         ("sglang", "0.5.21", "unknown", ("advisory-unconfirmed.glm-5.3-kv-leak", "high")),
         ("sglang", "0.5.22", "disaggregated", None),
