@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-test
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test lint typecheck bench readme-images clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ test: lint typecheck
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/scope_bench.py --rows 5000000
+
+# The README's pictures of the demo report (needs pdftoppm: apt-get install poppler-utils).
+readme-images: demo
+	pdftoppm -png -r 100 -f 1 -l 2 assess-demo/report.pdf docs/img/report-page
+	mv docs/img/report-page-01.png docs/img/report-page-1.png
+	mv docs/img/report-page-02.png docs/img/report-page-2.png
 
 clean:
 	rm -rf $(VENV) assess-demo build dist .mypy_cache .pytest_cache .ruff_cache
