@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -20,6 +21,14 @@ def write_bytes(path: Path | str, data: bytes) -> Path:
         OutputError: if the folder does not exist or is not writable.
     """
     target = Path(path)
+    if _is_special(target):
+        # /dev/null, /dev/stdout, a named pipe: renaming over it would replace the device itself.
+        try:
+            with open(target, "wb") as handle:
+                handle.write(data)
+        except OSError as exc:
+            raise OutputError(f"{target}: write failed ({exc.strerror or exc})") from exc
+        return target
     folder = target.parent if str(target.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -40,6 +49,15 @@ def write_bytes(path: Path | str, data: bytes) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise OutputError(f"{target}: write failed ({exc.strerror or exc})") from exc
     return target
+
+
+def _is_special(target: Path) -> bool:
+    """True when ``target`` exists and is a device, pipe or socket rather than a regular file."""
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def write_text(path: Path | str, text: str) -> Path:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 from assess import __version__
 
@@ -46,3 +49,39 @@ def test_bad_option_is_exit_2() -> None:
     assert proc.returncode == 2
     assert "no-such-option" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_advisory_ids_are_never_cut_in_a_narrow_terminal() -> None:
+    """At 80 columns the id used to come out as 'glm-5.3-kv-le…': not something to copy."""
+    env = {**os.environ, "COLUMNS": "80"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "assess", "advisories", "list"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert max(len(line) for line in proc.stdout.splitlines()) <= 80
+    assert "│ glm-5.3-kv-leak │" in proc.stdout
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    import typer.main
+
+    from assess.cli import app
+
+    def leaves(command: Any, path: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        if hasattr(command, "commands"):  # a group
+            for name, sub in command.commands.items():
+                yield from leaves(sub, (*path, name))
+        else:
+            yield path
+
+    root = typer.main.get_command(app)
+    paths = list(leaves(root, ()))
+    assert len(paths) >= 15
+    for path in paths:
+        proc = _assess(*path, "--help")
+        assert proc.returncode == 0, (path, proc.stderr)
+        assert "Example: assess " in proc.stdout, path

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 
 from assess.core.model_ids import normalise_model_id
 from assess.readers.advisories import get_advisory, load_advisories
@@ -13,7 +13,10 @@ from assess.renderers.output import stdout_console, to_json
 def register(app: typer.Typer) -> None:
     """Add the `advisories` group to ``app``."""
     group = typer.Typer(
-        help="Incident advisories shipped with assess (what an incident touched, when, and how).",
+        help=(
+            "Incident advisories shipped with assess (what an incident touched, when, and how)."
+            "\n\nExample: assess advisories show glm-5.3-kv-leak"
+        ),
         no_args_is_help=True,
     )
 
@@ -40,7 +43,9 @@ def register(app: typer.Typer) -> None:
                 nl=False,
             )
             return
-        table = Table("id", "platform", "window (UTC)", "models", "title")
+        # the id is what users copy into --incident: never wrapped or cut, whatever the width
+        id_column = Column("id", no_wrap=True)
+        table = Table(id_column, "platform", "window (UTC)", "models", "title")
         for adv in catalogue.values():
             table.add_row(
                 adv.id,

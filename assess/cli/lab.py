@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import threading
 from types import FrameType
 
@@ -94,8 +95,17 @@ def register(app: typer.Typer) -> None:
             if not quiet:
                 typer.echo(f"lab: {line}", err=True)
 
+        if not 0 <= port <= 65535:
+            raise UsageError(
+                f"--port {port}: must be 0..65535", "Give a free port, or --port 0 for any."
+            )
         try:
             server = make_lab_server(config, host, port, log)
+        except socket.gaierror as exc:
+            raise UsageError(
+                f"--host {host}: not an address of this machine ({exc.strerror or exc})",
+                "Use --host 127.0.0.1 (the default).",
+            ) from None
         except OSError as exc:
             raise UsageError(
                 f"--port {port}: cannot bind {host}:{port} ({exc.strerror or exc})",

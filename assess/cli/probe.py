@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import typer
 from rich.table import Table
@@ -19,12 +22,43 @@ from assess.core.probe_run import (
     StreamMode,
     estimate_cost,
 )
-from assess.errors import EndpointError, UsageError
+from assess.errors import EndpointError, OutputError, UsageError
 from assess.models.probe import ProbeResult
 from assess.renderers.output import stdout_console, to_json
 
 DEFAULT_KEY_ENV = "ASSESS_API_KEY"
 _RANDOM_CHARS = RANDOM_BYTES * 8 // 5
+
+
+def _check_base_url(base_url: str) -> None:
+    """Raise UsageError unless ``base_url`` is an http(s) URL with a host."""
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(
+            f"--base-url '{base_url}': not an http:// or https:// URL with a host",
+            "Example: --base-url http://127.0.0.1:8000/v1",
+        )
+
+
+def _check_writable(path: str | None, option: str) -> None:
+    """Fail before anything is sent when ``path`` cannot be written (a probe may cost money)."""
+    if path is None or path == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{option} {path}: is a folder", "Give a file path. Nothing was sent.")
+    if target.exists() and not target.is_file():
+        return  # a device or pipe such as /dev/null: written in place
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".check"):
+            pass
+    except OSError as exc:
+        raise OutputError(
+            f"{option} {path}: cannot write here ({exc.strerror or exc})",
+            "Choose another output path or fix the folder's permissions. Nothing was sent.",
+        ) from exc
 
 
 def _key_from_env(env: str, option: str, label: str) -> str:
@@ -193,6 +227,9 @@ def register(app: typer.Typer) -> None:
             max_errors=max_errors,
             transport=transport,
         )
+        _check_base_url(base_url)
+        _check_writable(json_out, "--json")
+        _check_writable(junit_out, "--junit")
         if long_prompt_tokens:
             estimate = estimate_cost(config).describe(input_price, output_price)
             typer.echo(f"boundary mode: this run sends {estimate}.", err=True)
@@ -215,6 +252,12 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
         if state.fatal is not None:
             raise state.fatal
+        if result.complete and result.stats.probes == 0:
+            raise EndpointError(
+                f"{config.base_url}: no probe response could be scanned "
+                f"({len(state.errors)} failed requests); nothing can be said about isolation",
+                "See errors[] in the --json output; check the endpoint and run again.",
+            )
         if not result.complete:
             why = "interrupted" if state.interrupted else f"{len(state.errors)} failed requests"
             written = "; partial results were written" if json_out or junit_out else ""

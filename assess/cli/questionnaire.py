@@ -53,7 +53,10 @@ def answers_yaml(answers: AnswerSet) -> str:
 def register(app: typer.Typer) -> None:
     """Add the `questionnaire` group to ``app``."""
     group = typer.Typer(
-        help="The vendor questionnaire: blank answers files, spreadsheets, checks and diffs.",
+        help=(
+            "The vendor questionnaire: blank answers files, spreadsheets, checks and diffs.\n\n"
+            'Example: assess questionnaire new --out answers.yaml --vendor "Example AI"'
+        ),
         no_args_is_help=True,
     )
 
@@ -65,6 +68,7 @@ def register(app: typer.Typer) -> None:
             None, "--date", help="Date of the answers, YYYY-MM-DD (default: today, UTC)."
         ),
         questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
+        force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
     ) -> None:
         """Write a blank, commented answers file (every answer 'unknown').
 
@@ -74,6 +78,11 @@ def register(app: typer.Typer) -> None:
             day = dt.date.fromisoformat(date) if date else dt.datetime.now(dt.UTC).date()
         except ValueError:
             raise UsageError(f"--date: '{date}' is not a date", "Use YYYY-MM-DD.") from None
+        if out != "-" and Path(out).exists() and not force:
+            raise UsageError(
+                f"{out}: already exists (it may hold a vendor's answers)",
+                "Choose another --out, or add --force to overwrite it.",
+            )
         bank = load_questionnaire(questionnaire)
         write_text_or_stdout(out, answers_template(bank, vendor, day))
 

@@ -10,9 +10,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from assess.atomic import write_text, write_text_or_stdout
+from assess.atomic import write_text_or_stdout
 from assess.core.scope import ScopeAccumulator, end_of_day, make_filter
-from assess.errors import UsageError
+from assess.errors import InputError, UsageError
 from assess.models.scope import ScopeResult
 from assess.readers.advisories import get_advisory
 from assess.readers.logs import open_logs, parse_map
@@ -165,7 +165,9 @@ def register(app: typer.Typer) -> None:
             None, "--platform-requests", min=1, help="Provider's total requests in the window."
         ),
         ids_csv: str | None = typer.Option(
-            None, "--ids-csv", help="Write affected/possibly affected request ids to this CSV."
+            None,
+            "--ids-csv",
+            help="Write affected/possibly affected request ids to this CSV, or - .",
         ),
         json_out: str | None = typer.Option(None, "--json", help="Write JSON to PATH, or - ."),
     ) -> None:
@@ -178,15 +180,31 @@ def register(app: typer.Typer) -> None:
             _when(until, "--until", True),
             min_prompt_tokens,
         )
+        if ids_csv == "-" and json_out == "-":
+            raise UsageError(
+                "--ids-csv - and --json - would both write to standard output",
+                "Send one of them to a file.",
+            )
         acc = ScopeAccumulator(scope)
         with progress_bar("scope") as progress:
             reader = open_logs(logs, preset, maps, want_text=acc.text_mask, progress=progress)
             for batch in reader.batches():
                 acc.add(batch)
         result = acc.result(reader.preset.id, reader.inputs, platform_requests)
+        if result.breakdown.requests == 0 and result.skipped:
+            # every record malformed (wrong --preset or --map, junk): "nothing affected" would lie
+            first = result.skipped[0]
+            raise InputError(
+                f"{first.file}: none of the {result.counts.records_read:,} records read is a "
+                f"usable request; {result.counts.records_skipped:,} were skipped as malformed "
+                f"(first: line {first.line}: {first.reason})",
+                f"Check --preset (this run used {reader.preset.id}) and --map; nothing can be "
+                "said about exposure from these logs.",
+            )
         if ids_csv is not None:
-            write_text(ids_csv, _ids_csv(acc))
+            write_text_or_stdout(ids_csv, _ids_csv(acc))
         if json_out is not None:
             write_text_or_stdout(json_out, to_json(result))
-        render(result, stderr_console() if json_out == "-" else stdout_console())
+        to_stdout = "-" in (json_out, ids_csv)
+        render(result, stderr_console() if to_stdout else stdout_console())
         raise typer.Exit(result.exit_code)

@@ -40,6 +40,9 @@ def _prompt_of(messages: Any) -> str:
     return "\n".join(parts)
 
 
+MAX_BODY_BYTES = 64 * 1024 * 1024  # far above any lab prompt; bounds what one request may hold
+
+
 class LabHandler(BaseHTTPRequestHandler):
     """Request handler; the engine and log function hang off the server object."""
 
@@ -87,7 +90,19 @@ class LabHandler(BaseHTTPRequestHandler):
         )
 
     def do_POST(self) -> None:  # noqa: N802 (stdlib naming)
-        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY_BYTES:
+            self.close_connection = True  # the unread body cannot be skipped safely
+            self._error(
+                413 if length > MAX_BODY_BYTES else 400,
+                f"bad request: Content-Length must be 0..{MAX_BODY_BYTES} bytes",
+                "invalid_request_error",
+                "bad_request",
+            )
+            return
         raw = self.rfile.read(length) if length else b""
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._error(404, f"no route {self.path}", "invalid_request_error", "not_found")
@@ -111,8 +126,18 @@ class LabHandler(BaseHTTPRequestHandler):
             )
             return
         max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
+        if max_tokens is not None and (
+            not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
+        ):
+            self._error(
+                400,
+                f"bad request: max_tokens must be a positive integer, not {max_tokens!r}"[:200],
+                "invalid_request_error",
+                "bad_request",
+            )
+            return
         try:
-            done = engine.complete(tenant, prompt, int(max_tokens) if max_tokens else None)
+            done = engine.complete(tenant, prompt, max_tokens)
         except LabRejected as exc:
             self.server.log(f"{tenant} rejected: {exc.message}")
             self._error(400, exc.message, "invalid_request_error", exc.code)

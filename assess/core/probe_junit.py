@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from datetime import UTC
 
 from assess.models.probe import ProbeResult
 
@@ -22,7 +23,8 @@ def probe_junit(result: ProbeResult) -> str:
     suite = ET.Element(
         "testsuite",
         name=f"assess.probe {result.endpoint} {result.model}",
-        timestamp=result.started_at.isoformat(),
+        # the JUnit schema's timestamp: ISO 8601 without a zone (here UTC) or fractions
+        timestamp=result.started_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S"),
         time=f"{(result.finished_at - result.started_at).total_seconds():.3f}",
     )
     failures = errors = 0
@@ -55,6 +57,9 @@ def probe_junit(result: ProbeResult) -> str:
     elif not result.complete:
         errors += 1
         ET.SubElement(verdict, "error", message="run incomplete").text = result.summary
+    elif stats.probes == 0:
+        errors += 1
+        ET.SubElement(verdict, "error", message="nothing scanned").text = result.summary
     ET.SubElement(verdict, "system-out").text = detail
     suite.set("tests", str(len(result.requests) + 1))
     suite.set("failures", str(failures))

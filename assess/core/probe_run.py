@@ -24,6 +24,7 @@ from assess.core.probe_transport import (
     Transport,
     TransportError,
     TransportFactory,
+    redact_secret,
 )
 from assess.core.probe_transport_httpx import make_httpx_transport
 from assess.core.probe_transport_openai import make_openai_transport
@@ -209,8 +210,7 @@ class ProbeRunner:
     def redact(self, text: str) -> str:
         """Return ``text`` with every API key of this run replaced by ``[redacted]``."""
         for acc in self.accounts:
-            if acc.api_key:
-                text = text.replace(acc.api_key, "[redacted]")
+            text = redact_secret(text, acc.api_key)
         return text
 
     def run(self, stop: threading.Event | None = None) -> RunState:
@@ -250,6 +250,7 @@ class ProbeRunner:
             try:
                 models = self.transports[acc.label].list_models()
             except TransportError as exc:
+                exc.fatal = True  # no model list, no run: never a "complete" run with 0 probes
                 self._fail(None, acc, exc)
                 return False
             if models and self.config.model not in models:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -137,9 +138,25 @@ def with_retries(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+SHORT_SECRET = 8  # shorter keys ("EMPTY", "k") are redacted only where they stand alone
+
+
+def redact_secret(text: str, secret: str) -> str:
+    """Return ``text`` with ``secret`` replaced by ``[redacted]``.
+
+    A key shorter than :data:`SHORT_SECRET` characters is replaced only where it is not part of
+    a longer word, so a test key such as ``k`` does not turn "Check" into "Chec[redacted]".
+    """
+    if not secret:
+        return text
+    if len(secret) >= SHORT_SECRET:
+        return text.replace(secret, "[redacted]")
+    return re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "[redacted]", text)
+
+
 def excerpt(text: str, secret: str) -> str:
     """Return a short quoted excerpt of ``text``, with ``secret`` removed before cutting."""
-    flat = " ".join(text.replace(secret, "[redacted]").split())
+    flat = " ".join(redact_secret(text, secret).split())
     return repr(flat[:_EXCERPT] + ("..." if len(flat) > _EXCERPT else ""))
 
 

@@ -57,6 +57,9 @@ class ReportSources:
     inputs: Sequence[ReportInput] = ()
     #: Why a section is missing, when the caller knows better than "no input given".
     missing_reasons: dict[str, str] = field(default_factory=dict)
+    #: Probe and deployment evidence (as shown) that a given score document was not computed
+    #: with: the vendor's claims were never compared with it.
+    unweighed_evidence: Sequence[str] = ()
 
 
 def build_report(
@@ -145,6 +148,17 @@ def _not_assessed(sources: ReportSources) -> list[NotAssessed]:
                     "--deploy-log), so the vendor's KV pool and context claims were not checked "
                     "against startup logs.",
                 ),
+            )
+        )
+    if sources.unweighed_evidence:
+        names = ", ".join(sources.unweighed_evidence)
+        out.append(
+            NotAssessed(
+                section="contradictions",
+                reason=f"The score given to --questionnaire was computed without {names}, so the "
+                "vendor's claims were not compared with that evidence and the score, tier and "
+                "findings do not reflect it. Give the answers file to --questionnaire instead, "
+                "or re-score with `assess score ANSWERS --probe ... --deploy-check ... --json`.",
             )
         )
     return out

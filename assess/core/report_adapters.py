@@ -41,7 +41,7 @@ def run_scope(
     from assess.readers.advisories import get_advisory
     from assess.readers.logs import open_logs
 
-    acc = ScopeAccumulator(make_filter(get_advisory(incident)))
+    acc = ScopeAccumulator(make_filter(get_advisory(incident)), keep_text=include_prompts)
     reader = open_logs(
         list(patterns), preset_name or "auto", want_text=acc.text_mask, progress=progress
     )

@@ -26,6 +26,8 @@ from assess.models.report import (
     ScopeView,
     ScoreView,
 )
+from assess.models.scoring_evidence import ProbeEvidence
+from assess.readers.scoring_evidence import load_probe
 from assess.readers.structured import load_document
 from assess.renderers.output import ProgressCallback
 from assess.resources import data_dir
@@ -157,12 +159,13 @@ def gather(req: ReportRequest) -> Gathered:
     validate_request(req)
     inputs: list[ReportInput] = [input_record(req.questionnaire, "questionnaire", req.cwd)]
     answers = _answers(req.questionnaire)
-    probe_docs: list[tuple[ProbeView, Any]] = []
+    probe_docs: list[tuple[ProbeView, ProbeEvidence]] = []
     for path in req.probes:
-        probe_docs.append(load_view(path, ProbeView, "assess.probe", "--probe"))
+        view, _ = load_view(path, ProbeView, "assess.probe", "--probe")
+        probe_docs.append((view, load_probe(path)))  # the scoring's checks, file and field named
         inputs.append(input_record(path, "probe", req.cwd))
     deploy, deploy_raw = _deploy(req, inputs, _advertised_context(answers))
-    score = _score(answers, [raw for _, raw in probe_docs], deploy_raw)
+    score = _score(answers, [evidence for _, evidence in probe_docs], deploy_raw)
     scope: ScopeView | None = None
     preset: str | None = None
     rows: list[dict[str, str]] | None = None
@@ -175,6 +178,7 @@ def gather(req: ReportRequest) -> Gathered:
         probes=[view for view, _ in probe_docs],
         deploy=deploy,
         inputs=inputs,
+        unweighed_evidence=_unweighed(req.questionnaire, answers, inputs),
     )
     return Gathered(sources=sources, affected_rows=rows)
 
@@ -189,6 +193,26 @@ def _answers(path: Path) -> Any:
     return load_answers_and_bank(path)
 
 
+#: Input roles whose evidence the scoring weighs (contradictions with the vendor's claims).
+_EVIDENCE_ROLES = ("probe", "deploy-check", "deploy-log")
+
+
+def _unweighed(path: Path, answers: Any, inputs: Sequence[ReportInput]) -> list[str]:
+    """Return the evidence inputs a given score document was not computed with (by SHA-256).
+
+    Raw answers are scored here with all the evidence, so nothing is left out.
+    """
+    if not isinstance(answers, ScoreView):
+        return []
+    listed = load_document(path).data.get("inputs")
+    weighed = (
+        {item.get("sha256") for item in listed if isinstance(item, dict)}
+        if isinstance(listed, list)
+        else set()
+    )
+    return [i.path for i in inputs if i.role in _EVIDENCE_ROLES and i.sha256 not in weighed]
+
+
 def _advertised_context(answers: Any) -> int | None:
     if isinstance(answers, ScoreView):
         answer = answers.answers.get("deployment.advertised_context_tokens")
@@ -198,22 +222,22 @@ def _advertised_context(answers: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _score(answers: Any, probes: list[Any], deploy: Any) -> ScoreView:
+def _score(answers: Any, probes: list[ProbeEvidence], deploy: Any) -> ScoreView:
     if isinstance(answers, ScoreView):
         return answers
     from assess.core.scoring import score_answers
-    from assess.models.scoring_evidence import DeployEvidence, ProbeEvidence
+    from assess.models.scoring_evidence import DeployEvidence
     from assess.readers.advisories import load_advisories
 
     bank, answer_set = answers
     # The scoring weighs one probe run: the first that found a leak, else the first given.
-    leaky = [p for p in probes if isinstance(p, dict) and p.get("leak_found")]
-    probe = (leaky or probes or [None])[0]
+    leaky = [p for p in probes if p.leak_found]
+    probe = (leaky or probes)[0] if probes else None
     result = score_answers(
         bank,
         answer_set,
         load_advisories(),
-        probe=ProbeEvidence.model_validate(probe) if probe is not None else None,
+        probe=probe,
         deploy=DeployEvidence.model_validate(deploy) if deploy is not None else None,
     )
     return ScoreView.model_validate(result.model_dump(mode="json"))

@@ -78,7 +78,12 @@ def make_filter(
     assert start is not None and end is not None
     start, end = _utc(start), _utc(end)
     if end < start:
-        raise UsageError(f"--until {end.isoformat()} is before --since {start.isoformat()}")
+        until_from = "--until" if until is not None else "the advisory's window end"
+        since_from = "--since" if since is not None else "the advisory's window start"
+        raise UsageError(
+            f"{until_from} {end.isoformat()} is before {since_from} {start.isoformat()}",
+            "Give --since and --until that make a window with its start before its end.",
+        )
     threshold = min_prompt_tokens
     if threshold is None:
         threshold = advisory.trigger.prompt_tokens_gt if advisory else 0

@@ -367,7 +367,7 @@ class AnswerRow(Model):
 class NotAssessed(Model):
     """A section the review could not cover, and why."""
 
-    section: Literal["exposure", "probes", "deployment"]
+    section: Literal["exposure", "probes", "deployment", "contradictions"]
     reason: str
 
 

@@ -45,6 +45,13 @@ def load_answers(path: Path | str, bank: Questionnaire) -> AnswerSet:
     if Path(path).suffix.lower() in SPREADSHEET_SUFFIXES:
         return read_spreadsheet(path, bank)
     doc = read_answers_document(path)
+    kind = doc.data.get("kind") if isinstance(doc.data, dict) else None
+    if isinstance(kind, str) and kind.startswith("assess.") and kind != "assess.answers":
+        raise InputError(
+            f"{doc.where(('kind',))}: this is an {kind} document, not an answers file",
+            "Give the vendor's answers (YAML, JSON, xlsx or csv); "
+            "`assess questionnaire new` writes a blank one.",
+        )
     return check_answers(doc.data, doc.where, bank, source=str(path))
 
 

@@ -40,7 +40,14 @@ def load_questionnaire_file(path: Path | str) -> Questionnaire:
     Raises:
         InputError, CatalogueError: see :func:`questionnaire_from_located`.
     """
-    return questionnaire_from_located(load_document(path))
+    doc = load_document(path)
+    kind = doc.data.get("kind") if isinstance(doc.data, dict) else None
+    if isinstance(kind, str) and kind.startswith("assess."):
+        raise InputError(
+            f"{doc.where(('kind',))}: this is an {kind} document, not a questionnaire",
+            "Give a questionnaire file (see questionnaires/) or a shipped questionnaire id.",
+        )
+    return questionnaire_from_located(doc)
 
 
 def load_questionnaire(ref: str | Path | None = None) -> Questionnaire:

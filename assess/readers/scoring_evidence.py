@@ -15,8 +15,14 @@ from assess.readers.structured import load_document
 _T = TypeVar("_T", bound=BaseModel)
 
 
-def _load(path: Path | str, model: type[_T], made_by: str) -> _T:
+def _load(path: Path | str, model: type[_T], made_by: str, expected: str) -> _T:
     doc = load_document(path)
+    kind = doc.data.get("kind") if isinstance(doc.data, dict) else None
+    if isinstance(kind, str) and kind.startswith("assess.") and kind != expected:
+        raise InputError(
+            f"{doc.where(('kind',))}: this is an {kind} document, not an {expected} result",
+            f"Give the JSON written by `{made_by} --json FILE`.",
+        )
     try:
         return model.model_validate(doc.data)
     except ValidationError as exc:
@@ -32,7 +38,7 @@ def load_probe(path: Path | str) -> ProbeEvidence:
     Raises:
         InputError: naming the file and field when it is not a probe result.
     """
-    return _load(path, ProbeEvidence, "assess probe")
+    return _load(path, ProbeEvidence, "assess probe", "assess.probe")
 
 
 def load_deploy_check(path: Path | str) -> DeployEvidence:
@@ -41,4 +47,4 @@ def load_deploy_check(path: Path | str) -> DeployEvidence:
     Raises:
         InputError: naming the file and field when it is not a deploy-check result.
     """
-    return _load(path, DeployEvidence, "assess deploy-check")
+    return _load(path, DeployEvidence, "assess deploy-check", "assess.deploy-check")

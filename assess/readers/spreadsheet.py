@@ -26,6 +26,8 @@ REQUIRED_COLUMNS = ("id", "value", "evidence")
 OPTIONAL_COLUMNS = ("note", "ref")
 VENDOR_ROW, DATE_ROW = "@vendor", "@date"
 SHEET = "answers"
+#: How many rows from the top may hold the header (vendors add title rows above it).
+_HEADER_SEARCH = 10
 
 Row = tuple[int, dict[str, Any]]
 
@@ -56,28 +58,68 @@ def _xlsx_rows(path: Path) -> tuple[list[str], list[Row]]:
     book.close()
     if not rows:
         raise InputError(f"{path}: the sheet is empty", "Export a fresh sheet and fill it in.")
-    header = [str(c).strip().lower() if c is not None else "" for c in rows[0]]
+    return _split_header([(number, list(row)) for number, row in enumerate(rows, start=1)])
+
+
+def _split_header(rows: list[tuple[int, list[Any]]]) -> tuple[list[str], list[Row]]:
+    """Return the header and the data rows below it.
+
+    The header is the first row naming the ``id`` and ``value`` columns (a vendor may add a title
+    row or two above it), else the first row.
+    """
+
+    def names(row: list[Any]) -> list[str]:
+        return [str(c).strip().lower() if c is not None else "" for c in row]
+
+    at = next(
+        (
+            i
+            for i, (_, row) in enumerate(rows[:_HEADER_SEARCH])
+            if {"id", "value"} <= set(names(row))
+        ),
+        0,
+    )
+    header = names(rows[at][1])
     body = [
         (number, {h: _cell(v) for h, v in zip(header, row, strict=False) if h})
-        for number, row in enumerate(rows[1:], start=2)
+        for number, row in rows[at + 1 :]
     ]
     return header, body
 
 
+def _csv_text(path: Path) -> str:
+    """Return the CSV's text: Excel saves it as UTF-8, UTF-16 ("Unicode text") or Windows-1252."""
+    try:
+        return read_text(path)
+    except InputError as exc:
+        if not isinstance(exc.__cause__, UnicodeDecodeError):
+            raise
+        raw = path.read_bytes()
+    try:
+        if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            return raw.decode("utf-16")
+        return raw.decode("cp1252")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path}: is not text in UTF-8, UTF-16 or Windows-1252 (byte {exc.start})",
+            "Save the sheet as xlsx or as 'CSV UTF-8'.",
+        ) from exc
+
+
 def _csv_rows(path: Path) -> tuple[list[str], list[Row]]:
-    text = read_text(path)
+    text = _csv_text(path)
     if not text.strip():
         raise InputError(f"{path}: the file is empty", "Export a fresh sheet and fill it in.")
-    reader = csv.reader(io.StringIO(text))
+    # Excel writes ';' (continental locales) or tabs ("Unicode text") instead of commas.
+    top = "\n".join(text.split("\n", _HEADER_SEARCH)[:_HEADER_SEARCH])
+    delimiter = max((",", ";", "\t"), key=top.count)
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    rows: list[tuple[int, list[Any]]] = []
     try:
-        header = [h.strip().lower() for h in next(reader)]
-        body: list[Row] = []
-        for row in reader:
-            cells = {h: _cell(v) for h, v in zip(header, row, strict=False) if h}
-            body.append((reader.line_num, cells))
+        rows.extend((reader.line_num, list(row)) for row in reader)
     except csv.Error as exc:
         raise InputError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from exc
-    return header, body
+    return _split_header(rows)
 
 
 def sheet_rows(path: Path | str) -> list[Row]:

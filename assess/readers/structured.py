@@ -63,7 +63,7 @@ def _walk(node: yaml.Node, loader: _LineLoader, loc: Loc, lines: dict[Loc, int],
     if isinstance(node, yaml.MappingNode):
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            raw_key = loader.construct_object(key_node, deep=True)
+            raw_key = _construct(key_node, loader, src)
             if raw_key is None or isinstance(raw_key, bool | float):
                 raw_key = str(raw_key).lower() if isinstance(raw_key, bool) else str(raw_key)
             if not isinstance(raw_key, str | int):
@@ -85,7 +85,21 @@ def _walk(node: yaml.Node, loader: _LineLoader, loc: Loc, lines: dict[Loc, int],
         return [
             _walk(item, loader, (*loc, index), lines, src) for index, item in enumerate(node.value)
         ]
-    return loader.construct_object(node, deep=True)
+    return _construct(node, loader, src)
+
+
+def _construct(node: yaml.Node, loader: _LineLoader, src: str) -> Any:
+    try:
+        return loader.construct_object(node, deep=True)
+    except yaml.constructor.ConstructorError as exc:  # e.g. a tag such as !foo
+        raise InputError(
+            f"{src}:{node.start_mark.line + 1}: {exc.problem or exc}",
+            "Remove the tag (the word starting with '!') and write a plain value.",
+        ) from exc
+    except ValueError:
+        # Looks like a timestamp but is no date (2026-13-01): keep the text; the model that
+        # expects a date reports it with its line.
+        return node.value
 
 
 def parse_yaml(text: str, source: str = "<text>") -> Located:

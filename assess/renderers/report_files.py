@@ -79,13 +79,30 @@ def report_json_bytes(report: Report) -> bytes:
     return (report.model_dump_json(indent=2) + "\n").encode("utf-8")
 
 
+def _inert(value: str) -> str:
+    """Return ``value`` so a spreadsheet shows it as text, never runs it as a formula.
+
+    Log fields come from outside (ids, accounts, prompts): a cell starting with = + - @ or a
+    control character would be a formula in Excel or LibreOffice (OWASP "CSV injection"), so it
+    gets a leading apostrophe.
+    """
+    return "'" + value if value[:1] in _FORMULA_START else value
+
+
+_FORMULA_START = frozenset("=+-@\t\r")
+
+
 def affected_csv_bytes(rows: Sequence[Mapping[str, str]]) -> bytes:
-    """Return the affected requests as CSV (columns of the first row, Unix newlines)."""
+    """Return the affected requests as RFC 4180 CSV (CRLF rows, so a value holding a bare CR is
+    quoted too); cells that a spreadsheet would run as formulas are made inert (:func:`_inert`)."""
     out = io.StringIO()
     fields = list(rows[0]) if rows else ["request_id", "exposure"]
-    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\r\n", extrasaction="ignore")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(
+        {key: _inert(value) if isinstance(value, str) else value for key, value in row.items()}
+        for row in rows
+    )
     return out.getvalue().encode("utf-8")
 
 

@@ -104,6 +104,9 @@ def to_xlsx(bank: Questionnaire, answers: AnswerSet | None = None) -> bytes:
     sheet.title = SHEET
     for row in sheet_rows(bank, answers):
         sheet.append(row)
+        for cell in sheet[sheet.max_row]:
+            if isinstance(cell.value, str) and cell.value.startswith("="):
+                cell.data_type = "s"  # an answer such as "=1+1" is text, never a formula
     for cell in sheet[1]:
         cell.font = Font(bold=True)
     sheet.freeze_panes = "C2"

@@ -189,3 +189,13 @@ def test_word_wrapped_paste_reads_the_same() -> None:
             for line in text.split("\n")
         )
         assert _key(wrapped) == _key(text), name
+
+
+def test_gzip_cut_before_any_text_is_not_called_empty(tmp_path: Path) -> None:
+    data = gzip.compress(sample("vllm-pass.log").read_bytes())
+    cut = tmp_path / "cut.log.gz"
+    cut.write_bytes(data[:40])
+    (node,) = load_nodes([str(cut)])
+    assert node.parsed.problem is not None
+    assert "gzip stream ends early (truncated)" in node.parsed.problem
+    assert "empty" not in node.parsed.problem

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 
@@ -109,3 +110,35 @@ def test_cli_refuses_impossible_sizes(run_cli: object) -> None:
     result = run_cli("lab", "serve", "--page-tokens", "64", "--pool-tokens", "32")  # type: ignore[operator]
     assert result.exit_code == 2
     assert "pool_tokens >= page_tokens" in result.stderr
+
+
+def test_malformed_max_tokens_and_content_length_get_a_400_not_a_dropped_connection() -> None:
+    with run_lab_server(LabConfig()) as base:
+        for bad in ("abc", [1], -2, 2.5, True):
+            resp = httpx.post(
+                f"{base}/chat/completions",
+                headers=KEY,
+                json={
+                    "model": "lab-glm-5.3",
+                    "messages": [{"role": "user", "content": "hi"}],
+                    "max_tokens": bad,
+                },
+            )
+            assert resp.status_code == 400, bad
+            assert "max_tokens must be a positive integer" in resp.json()["error"]["message"]
+        host, port = base.split("//")[1].split("/")[0].split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nHost: lab\r\n"
+                b"Authorization: Bearer lab-key-a\r\nContent-Length: abc\r\n\r\n{}"
+            )
+            reply = sock.makefile("rb").read()
+        assert reply.startswith(b"HTTP/1.1 400 ")
+        assert b"Content-Length must be" in reply
+        assert _chat(base, "still serving").status_code == 200
+
+
+def test_cli_refuses_a_port_out_of_range_without_a_traceback(run_cli: object) -> None:
+    result = run_cli("lab", "serve", "--port", "99999")  # type: ignore[operator]
+    assert result.exit_code == 2
+    assert "--port 99999: must be 0..65535" in result.stderr

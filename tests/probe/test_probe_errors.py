@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -299,3 +300,78 @@ def test_403_on_chat_is_an_auth_failure_too(probe: Callable[..., Any]) -> None:
     assert result.exit_code == 2
     assert "chat/completions: authentication failed (HTTP 403)" in result.stderr
     assert "TEST_KEY_A (account A)" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--json", "--junit"])
+def test_unwritable_output_fails_before_anything_is_sent(
+    probe: Callable[..., Any], tmp_path: Path, option: str
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    # A closed port: the output path is checked first, so the endpoint is never contacted.
+    result = probe(closed_port_url(), option, str(blocker / "out"))
+    assert result.exit_code == 2
+    assert f"{option} {blocker / 'out'}: cannot write here" in result.stderr
+    assert "Nothing was sent" in result.stderr
+    assert "cannot reach" not in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("url", ["notaurl", "ftp://127.0.0.1:1/v1", "http:///v1"])
+def test_base_url_that_is_not_http_is_exit_2(probe: Callable[..., Any], url: str) -> None:
+    result = probe(url)
+    assert result.exit_code == 2
+    assert f"--base-url '{url}': not an http:// or https:// URL" in result.stderr
+
+
+def test_broken_exchange_on_the_model_list_is_exit_2_not_a_clean_run(
+    probe: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A server that hangs up at once: the run must not end 'complete' with 0 probes, exit 0."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.1)
+    port = listener.getsockname()[1]
+    done = threading.Event()
+
+    def hang_up() -> None:
+        while not done.is_set():
+            try:
+                conn, _addr = listener.accept()
+            except OSError:
+                continue
+            conn.close()
+
+    thread = threading.Thread(target=hang_up, daemon=True)
+    thread.start()
+    try:
+        out = tmp_path / "p.json"
+        result = probe(f"http://127.0.0.1:{port}/v1", "--json", str(out))
+    finally:
+        done.set()
+        thread.join(timeout=10)
+        listener.close()
+    assert result.exit_code == 2
+    assert "broken HTTP exchange" in result.stderr
+    doc = _load(out)
+    assert doc["complete"] is False and doc["errors"][0]["fatal"] is True
+
+
+def test_every_request_failing_is_exit_2_even_under_max_errors(
+    probe: Callable[..., Any], tmp_path: Path
+) -> None:
+    def script(method: str, path: str, body: dict[str, Any]) -> Reply:
+        if path.endswith("/models"):
+            return json_reply(200, MODELS)
+        return json_reply(500, {"error": {"message": "boom"}})
+
+    out, junit = tmp_path / "p.json", tmp_path / "p.xml"
+    with scripted_server(script) as base:
+        result = probe(
+            base, "--rounds", "1", "--max-errors", "50", "--json", str(out), "--junit", str(junit)
+        )
+    assert result.exit_code == 2
+    assert "no probe response could be scanned (6 failed requests)" in result.stderr
+    assert _load(out)["stats"]["probes"] == 0
+    assert 'message="nothing scanned"' in junit.read_text(encoding="utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -59,6 +60,10 @@ def test_boundary_mode_finds_the_leak_on_the_faulty_lab(
     suite = ET.parse(junit).getroot()
     assert suite.tag == "testsuite" and suite.get("tests") == "19"
     assert suite.get("failures") == "13"  # 12 probes + the isolation verdict
+    # JUnit schema: timestamp without zone or fraction (UTC), time in seconds
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", suite.get("timestamp") or "")
+    assert doc["started_at"].startswith(suite.get("timestamp") or "-")
+    assert float(suite.get("time") or "x") >= 0
 
 
 def test_boundary_mode_finds_nothing_on_the_fixed_lab(

@@ -16,6 +16,7 @@ import pytest
 
 from assess.core.lab import LabConfig
 from assess.core.lab_server import run_lab_server
+from assess.core.probe_transport import excerpt, redact_secret
 from tests.probe.conftest import KEY_A, KEY_B, SMALL_LAB
 
 
@@ -101,3 +102,16 @@ def test_keys_appear_in_no_output(case: str, tmp_path: Path) -> None:
     for text in texts:
         assert KEY_A not in text and KEY_B not in text
         assert "AAAA-0f3c" not in text and "BBBB-81d2" not in text
+
+
+def test_a_short_key_is_redacted_as_a_word_without_mangling_other_text() -> None:
+    # "k" or "EMPTY" (what local servers take) must not eat letters out of every word
+    text = 'Check the key: k. {"kind": "assess.probe", "key": "k"} Bearer EMPTY EMPTYISH'
+    assert redact_secret(text, "k") == (
+        'Check the key: [redacted]. {"kind": "assess.probe", "key": "[redacted]"} '
+        "Bearer EMPTY EMPTYISH"
+    )
+    assert "Bearer [redacted] EMPTYISH" in redact_secret(text, "EMPTY")
+    long_key = "sk-0123456789abcdef"
+    assert redact_secret(f"x{long_key}y", long_key) == "x[redacted]y"  # long keys: anywhere
+    assert excerpt("Check k", "k") == "'Check [redacted]'"

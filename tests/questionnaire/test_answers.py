@@ -40,6 +40,11 @@ Q = ASSETS / "questionnaire"
         ),
         ("syntax-error.yaml", r"syntax-error\.yaml:5: YAML syntax error"),
         ("empty.yaml", r"empty\.yaml: the file is empty"),
+        ("impossible-date.yaml", r"impossible-date\.yaml:3: date: Input should be a valid date"),
+        (
+            "unknown-tag.yaml",
+            r"unknown-tag\.yaml:4: could not determine a constructor for the tag '!vendor-says'",
+        ),
         (
             "bad-value.json",
             r"bad-value\.json:6: isolation\.kv_canaries: bool: expected yes/no",
@@ -135,3 +140,11 @@ def test_samples_load_with_evidence_levels() -> None:
     assert answers.get("engine.version").evidence is EvidenceLevel.VERIFIED
     assert answers.get("vendor.name").ref == ""
     assert answers.get("deployment.kv_pool_tokens").ref == "startup logs reviewed 2026-11-01"
+
+
+def test_an_impossible_date_is_one_problem_among_others() -> None:
+    """2026-13-01 looks like a YAML timestamp but is no date: a problem, not a crash."""
+    with pytest.raises(InputError) as info:
+        load_answers_and_bank(Q / "impossible-date.yaml")
+    assert "impossible-date.yaml:3: date: Input should be a valid date" in info.value.message
+    assert "impossible-date.yaml:6: deployment.mode: enum: 'hybrid'" in info.value.message

@@ -41,6 +41,18 @@ def test_new_refuses_a_bad_date(run_cli: Run, tmp_path: Path) -> None:
     assert "--date: 'soon' is not a date" in result.stderr
 
 
+def test_new_never_overwrites_answers_without_force(run_cli: Run, tmp_path: Path) -> None:
+    out = tmp_path / "answers.yaml"
+    out.write_text("vendor: filled in by hand\n")
+    refused = run_cli("questionnaire", "new", "--out", str(out))
+    assert refused.exit_code == 2
+    assert "already exists" in refused.stderr and "--force" in refused.stderr
+    assert out.read_text() == "vendor: filled in by hand\n"
+    forced = run_cli("questionnaire", "new", "--out", str(out), "--force")
+    assert forced.exit_code == 0
+    assert "# Which inference engine serves the model?" in out.read_text()
+
+
 @pytest.mark.parametrize("fmt", ["xlsx", "csv"])
 def test_export_import_round_trip(run_cli: Run, tmp_path: Path, fmt: str) -> None:
     sheet = tmp_path / f"q.{fmt}"
@@ -139,3 +151,127 @@ def test_diff_of_the_shipped_re_attestation(run_cli: Run) -> None:
     ]
     assert (diff["old"]["tier"], diff["new"]["tier"]) == ("critical", "medium")
     assert "advisory.glm-5.3-kv-leak" in diff["findings_resolved"]
+
+
+def test_xlsx_filled_in_with_native_cells_imports(run_cli: Run, tmp_path: Path) -> None:
+    """A vendor's spreadsheet app stores dates, numbers and booleans as typed cells."""
+    import datetime as dt
+
+    from openpyxl import load_workbook
+
+    sheet = tmp_path / "q.xlsx"
+    assert run_cli("questionnaire", "export", "--out", str(sheet)).exit_code == 0
+    book = load_workbook(sheet)
+    filled = {
+        "@vendor": ("Acme AI", None),
+        "@date": (dt.datetime(2026, 11, 5), None),
+        "engine.name": ("SGLang", "Verified"),
+        "engine.version": ("0.5.21", "documented"),
+        "deployment.advertised_context_tokens": (1048576, None),
+        "deployment.kv_pool_tokens": ("prefill=681280; decode=2,213,888", None),
+        "deployment.pool_checked_after_config_change": (True, None),
+        "incident.disclosure_days": (30.0, None),
+    }
+    for row in book.active.iter_rows(min_row=2):
+        if row[0].value in filled:
+            row[7].value, row[8].value = filled[row[0].value]
+    book.save(sheet)
+    out = tmp_path / "answers.yaml"
+    assert run_cli("questionnaire", "import", str(sheet), "--out", str(out)).exit_code == 0
+    answers = load_answers(out, shipped_questionnaire())
+    assert (answers.vendor, answers.date.isoformat()) == ("Acme AI", "2026-11-05")
+    got = {q: (a.value, a.evidence.value) for q, a in answers.answers.items() if q in filled}
+    assert got == {
+        "engine.name": ("sglang", "verified"),
+        "engine.version": ("0.5.21", "documented"),
+        "deployment.advertised_context_tokens": (1048576, "attested"),
+        "deployment.kv_pool_tokens": ({"prefill": 681280, "decode": 2213888}, "attested"),
+        "deployment.pool_checked_after_config_change": (True, "attested"),
+        "incident.disclosure_days": (30, "attested"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("encoding", "delimiter"), [("cp1252", ";"), ("utf-16", "\t"), ("utf-8-sig", ",")]
+)
+def test_csv_as_spreadsheet_apps_save_it(
+    run_cli: Run, tmp_path: Path, encoding: str, delimiter: str
+) -> None:
+    """Excel saves CSV with ';' in continental locales, in Windows-1252, or as UTF-16 text."""
+    import csv
+
+    sheet = tmp_path / "q.csv"
+    sample = SAMPLES / "well-run.yaml"
+    run_cli(
+        "questionnaire", "export", "--format", "csv", "--out", str(sheet), "--answers", str(sample)
+    )
+    rows = list(csv.reader(sheet.read_text(encoding="utf-8").splitlines()))
+    rows[1][7] = "Sécurité Inc."  # @vendor, not ASCII
+    resaved = tmp_path / "resaved.csv"
+    with resaved.open("w", encoding=encoding, newline="") as handle:
+        csv.writer(handle, delimiter=delimiter, lineterminator="\r\n").writerows(rows)
+    result = run_cli("questionnaire", "import", str(resaved), "--out", str(tmp_path / "a.yaml"))
+    assert result.exit_code == 0, result.stderr
+    bank = shipped_questionnaire()
+    again = load_answers(tmp_path / "a.yaml", bank)
+    assert again.vendor == "Sécurité Inc."
+    assert again.answers == load_answers(sample, bank).answers
+
+
+@pytest.mark.parametrize("fmt", ["xlsx", "csv"])
+def test_title_rows_above_the_header_are_skipped(run_cli: Run, tmp_path: Path, fmt: str) -> None:
+    from openpyxl import load_workbook
+
+    sheet = tmp_path / f"q.{fmt}"
+    sample = SAMPLES / "well-run.yaml"
+    run_cli(
+        "questionnaire", "export", "--format", fmt, "--out", str(sheet), "--answers", str(sample)
+    )
+    if fmt == "xlsx":
+        book = load_workbook(sheet)
+        book.active.insert_rows(1, amount=2)
+        book.active["A1"] = "Careful Compute: isolation questionnaire"
+        book.save(sheet)
+    else:
+        sheet.write_text("Careful Compute: isolation questionnaire\n\n" + sheet.read_text())
+    result = run_cli("questionnaire", "import", str(sheet), "--out", str(tmp_path / "a.yaml"))
+    assert result.exit_code == 0, result.stderr
+    bank = shipped_questionnaire()
+    assert load_answers(tmp_path / "a.yaml", bank).answers == load_answers(sample, bank).answers
+    bad = sheet.with_name(f"bad.{fmt}")
+    if fmt == "csv":
+        bad.write_text(
+            sheet.read_text().replace(
+                "@date,,Date of these answers,,date,YYYY-MM-DD,,2026-11-02",
+                "@date,,Date of these answers,,date,YYYY-MM-DD,,02/11/26",
+            )
+        )
+        result = run_cli("questionnaire", "import", str(bad))
+        assert result.exit_code == 2
+        assert "bad.csv: row 5: date: Input should be a valid date" in result.stderr
+
+
+def test_xlsx_answers_that_look_like_formulas_stay_text(run_cli: Run, tmp_path: Path) -> None:
+    """A vendor's "=..." answer is exported as text: no formula runs, and it reads back."""
+    from openpyxl import load_workbook
+
+    answers = tmp_path / "a.yaml"
+    answers.write_text(
+        'vendor: \'=HYPERLINK("http://x", "y")\'\ndate: 2026-01-01\n'
+        "answers:\n  vendor.name: {value: '=1+1', note: '=A1'}\n"
+    )
+    sheet = tmp_path / "q.xlsx"
+    assert (
+        run_cli("questionnaire", "export", "--out", str(sheet), "--answers", str(answers)).exit_code
+        == 0
+    )
+    rows = {row[0].value: row for row in load_workbook(sheet).active.iter_rows(min_row=2)}
+    assert rows["vendor.name"][7].data_type == "s" and rows["vendor.name"][9].data_type == "s"
+    back = tmp_path / "back.yaml"
+    assert run_cli("questionnaire", "import", str(sheet), "--out", str(back)).exit_code == 0
+    again = load_answers(back, shipped_questionnaire())
+    assert again.vendor == '=HYPERLINK("http://x", "y")'
+    assert (again.answers["vendor.name"].value, again.answers["vendor.name"].note) == (
+        "=1+1",
+        "=A1",
+    )

@@ -11,6 +11,7 @@ import pytest
 
 from assess.models.report import Report
 from assess.renderers.pdf import render_pdf
+from assess.resources import data_dir
 from tests.report.conftest import copy_assets, full_args, invoke
 
 
@@ -90,3 +91,16 @@ def test_report_json_renders_back_to_the_same_pdf(review: Path) -> None:
     json_bytes = (review / "report.json").read_bytes()
     report = Report.model_validate_json(json_bytes)
     assert render_pdf(report, json_bytes) == (review / "report.pdf").read_bytes()
+
+
+def test_a_section_heading_stays_on_the_page_of_its_table(tmp_path: Path) -> None:
+    """Only the answers reviewed: the appendix heading and intro used to end page 6, alone."""
+    out = tmp_path / "out"
+    vendor = data_dir("samples") / "vendors" / "incident-like.yaml"
+    result = invoke("report", "--questionnaire", str(vendor), "--out", str(out), "--format", "pdf")
+    assert result.exit_code == 0, result.output
+    pages = [p.extract_text() for p in pypdf.PdfReader(out / "report.pdf").pages]
+    [page] = [p for p in pages if "Appendix: inputs" in p]
+    after = "".join(page.split("Appendix: inputs", 1)[1].split())
+    assert "RoleFileBytesSHA-256" in after  # the table's header row follows
+    assert "samples/vendors/incident-like.yaml" in after  # and its first row

@@ -10,7 +10,9 @@ from pathlib import Path
 import html5lib
 import pypdf
 import pytest
+from typer.testing import CliRunner
 
+from assess.cli import app
 from assess.cli.report import DEMO_LOGS, DEMO_PROBE, DEMO_SERVERLOGS, DEMO_VENDOR
 from assess.resources import data_dir
 from tests.report.conftest import invoke
@@ -78,6 +80,26 @@ def test_include_prompts_adds_prompt_and_response_columns(module_tmp: Path) -> N
     assert result.exit_code == 0, result.output
     header = (out / "affected-requests.csv").read_text().splitlines()[0].split(",")
     assert header[-2:] == ["prompt", "response"]
+
+
+def test_include_prompts_fills_the_prompt_and_response_columns(module_tmp: Path) -> None:
+    """The columns used to be added but always left empty: the text was not kept while scoping."""
+    out = module_tmp / "litellm-prompts"
+    args = [
+        "report",
+        "-q",
+        str(SAMPLES / DEMO_VENDOR),
+        "--logs",
+        str(SAMPLES / "logs/litellm.ndjson"),
+    ]
+    args += ["--incident", "glm-5.3-kv-leak", "--out", str(out), "--format", "json"]
+    result = invoke(*args, "--include-prompts")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO((out / "affected-requests.csv").read_text())))
+    first = next(r for r in rows if r["request_id"] == "chatcmpl-lt-r01")
+    assert first["exposure"] == "received"
+    assert "Summarise the attached contract bundle." in first["prompt"]
+    assert "Summary ..." in first["response"]
 
 
 def test_deploy_check_and_deploy_log_together_is_refused(module_tmp: Path) -> None:
@@ -149,3 +171,48 @@ def test_no_private_folder_reaches_report_json(module_tmp: Path) -> None:
         assert "private-folder" not in (out / name).read_text(), name
     doc = json.loads((out / "report.json").read_text())
     assert any("sglang-prefill.log" in f["detail"] for f in doc["findings"])
+
+
+def test_a_score_computed_without_the_evidence_does_not_claim_it_was_checked(
+    module_tmp: Path,
+) -> None:
+    """A score document of a vendor that claims isolation, plus a leaky probe it never weighed:
+    the review used to say the evidence "does not contradict any of the vendor's answers"."""
+    src = module_tmp / "score-without-probe"
+    src.mkdir()
+    vendor, probe = SAMPLES / "vendors/well-run.yaml", SAMPLES / DEMO_PROBE
+    scored = invoke("score", str(vendor), "--json", str(src / "score.json"))
+    assert scored.exit_code == 0, scored.output
+    out = module_tmp / "score-without-probe-out"
+    args = ["report", "-q", str(src / "score.json"), "--probe", str(probe), "--out", str(out)]
+    result = invoke(*args, "--format", "json,html")
+    assert result.exit_code == 0, result.output
+    assert "Not assessed (contradictions)" in result.output
+    doc = json.loads((out / "report.json").read_text())
+    [item] = [n for n in doc["not_assessed"] if n["section"] == "contradictions"]
+    assert "leaky-lab.json" in item["reason"]
+    html = (out / "report.html").read_text()
+    assert "does not contradict" not in html
+    html5lib.HTMLParser(strict=True).parse(html)
+    # a score computed with that probe has weighed it: nothing to warn about
+    with_probe = ["score", str(vendor), "--probe", str(probe), "--json", str(src / "with.json")]
+    assert invoke(*with_probe).exit_code in (0, 1)
+    out2 = module_tmp / "score-with-probe-out"
+    args = ["report", "-q", str(src / "with.json"), "--probe", str(probe), "--out", str(out2)]
+    result = invoke(*args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads((out2 / "report.json").read_text())
+    assert "contradictions" not in [n["section"] for n in doc["not_assessed"]]
+    assert any(f["contradiction"] for f in doc["findings"])
+
+
+def test_a_probe_document_missing_a_field_is_a_clean_exit_2(module_tmp: Path) -> None:
+    """It used to end in a pydantic traceback (exit 1) while scoring the raw answers."""
+    probe = module_tmp / "half-probe.json"
+    probe.write_text('{"schema_version": 1, "kind": "assess.probe"}\n')
+    args = ["report", "-q", str(SAMPLES / DEMO_VENDOR), "--probe", str(probe)]
+    result = CliRunner().invoke(app, [*args, "--out", str(module_tmp / "never")])
+    assert result.exit_code == 2, result.output
+    assert f"{probe}: leak_found: Field required" in result.output
+    assert "Traceback" not in result.output
+    assert not (module_tmp / "never").exists()

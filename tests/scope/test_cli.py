@@ -153,3 +153,41 @@ def test_help_has_an_example(run_cli: Any) -> None:
     result = run_cli("scope", "--help")
     assert result.exit_code == 0
     assert "Example: assess scope" in result.output
+
+
+def test_a_run_whose_every_record_is_malformed_is_exit_2_not_nothing_affected(
+    tmp_path: Path, run_cli: Any
+) -> None:
+    """A wrong --map turns every row into 'missing timestamp': that is no evidence of safety."""
+    log = write(tmp_path / "l.ndjson", RECORDS, "ndjson")
+    out = tmp_path / "o.json"
+    result = run_cli(
+        "scope", str(log), "--preset", "canonical", "--map", "timestamp=nope", "--json", str(out)
+    )
+    assert result.exit_code == 2
+    assert f"{log}: none of the {len(RECORDS)} records read is a usable request" in result.stderr
+    assert "(first: line 1: missing timestamp)" in result.stderr
+    assert "this run used canonical" in result.stderr
+    assert not out.exists()
+
+
+def test_ids_csv_to_stdout(tmp_path: Path, run_cli: Any) -> None:
+    log = write(tmp_path / "log.ndjson", RECORDS, "ndjson")
+    result = run_cli("scope", str(log), "--ids-csv", "-")
+    assert result.exit_code == 1
+    assert not (Path.cwd() / "-").exists()
+    rows = list(csv.reader(result.stdout.splitlines()))
+    assert "request_id" in rows[0]
+    assert len(rows) > 1
+    both = run_cli("scope", str(log), "--ids-csv", "-", "--json", "-")
+    assert both.exit_code == 2
+    assert "both write to standard output" in both.stderr
+
+
+def test_binary_junk_never_reaches_the_terminal(tmp_path: Path, run_cli: Any) -> None:
+    junk = tmp_path / "junk.csv"
+    junk.write_bytes(bytes(range(256)) * 12)
+    result = run_cli("scope", str(junk))
+    assert result.exit_code == 2
+    assert "recognises no known log format" in result.stderr
+    assert all(ch.isprintable() or ch in "\n" for ch in result.stderr)

@@ -69,7 +69,7 @@ def test_options_replace_the_advisory(tmp_path: Path) -> None:
 def test_filter_needs_options_without_advisory() -> None:
     with pytest.raises(UsageError, match="--model, --since and --until"):
         make_filter(None, ["glm-5.3"])
-    with pytest.raises(UsageError, match="before"):
+    with pytest.raises(UsageError, match="the advisory's window end .* is before --since"):
         make_filter(get_advisory("glm-5.3-kv-leak"), since=datetime(2026, 9, 30, tzinfo=UTC))
 
 

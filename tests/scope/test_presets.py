@@ -17,6 +17,7 @@ from assess.readers.logs.presets import (
     parse_map,
 )
 from assess.readers.logs.records import classify, parse_tokens
+from tests.scope.helpers import scope
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets" / "scope"
 
@@ -168,3 +169,19 @@ def test_detection_prefers_the_preset_whose_rule_matches_most_records() -> None:
     assert found is not None and found.id == "t"
     assert scores == {"canonical": 0, "t": 3}
     assert detect_preset([{"x": 1}], catalogue)[0] is None
+
+
+SAMPLES = Path(__file__).resolve().parent.parent.parent / "samples" / "logs"
+
+
+def test_auto_refuses_files_of_two_products_in_one_run() -> None:
+    """Read through litellm, a Cloudflare file would silently become 17 skipped rows."""
+    with pytest.raises(InputError, match="looks like a cloudflare-ai-gateway log") as info:
+        scope([SAMPLES / "cloudflare-ai-gateway.ndjson", SAMPLES / "litellm.ndjson"], preset="auto")
+    assert str(SAMPLES / "cloudflare-ai-gateway.ndjson") in info.value.message
+    assert "separate run" in (info.value.advice or "")
+    # one product in two formats, and a request table with its joined side table, still work
+    both = scope([SAMPLES / "litellm.ndjson", SAMPLES / "litellm-spendlogs.csv"], preset="auto")
+    assert both.preset == "litellm"
+    azure = scope([SAMPLES / "azure-apim-gateway.csv", SAMPLES / "azure-apim.csv"], preset="auto")
+    assert azure.preset == "azure-apim" and azure.affected.unattributed == 1

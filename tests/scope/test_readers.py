@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import gzip
+import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 
 from assess.errors import InputError
 from tests.scope.helpers import conserved, ndjson, scope, write
@@ -284,3 +287,77 @@ def test_progress_is_reported_through_the_callback(tmp_path: Path) -> None:
     assert calls and all(t == total for _, t in calls)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
     assert calls[-1][0] == total
+
+
+@pytest.mark.parametrize("cut", ["", ",", ", \n"])
+def test_json_array_cut_after_an_element_is_reported(tmp_path: Path, cut: str) -> None:
+    records = [
+        {"timestamp": "2026-09-01T00:00:00Z", "model": "glm-5.3", "prompt_tokens": 700_000},
+        {"timestamp": "2026-09-02T00:00:00Z", "model": "glm-5.3", "prompt_tokens": 700_000},
+    ]
+    text = "[\n" + ",\n".join(json.dumps(r) for r in records) + cut  # no closing ']'
+    (tmp_path / "cut.json").write_text(text)
+    result = scope([tmp_path / "cut.json"], preset="canonical")
+    conserved(result)
+    assert result.counts.over_threshold == 2
+    assert [s.reason for s in result.skipped] == ["truncated JSON array (no closing ']')"]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_small_truncated_gzip_is_one_skipped_record_not_a_crash(tmp_path: Path, fast: bool) -> None:
+    """Broken before its first block: the format cannot even be sniffed (was EOFError, exit 1)."""
+    data = gzip.compress(ndjson(RECORDS))
+    path = tmp_path / "cut.ndjson.gz"
+    path.write_bytes(data[: len(data) // 2])
+    result = scope([path], fast=fast)
+    conserved(result)
+    assert result.counts.records_read == 1
+    assert [(s.line, s.reason.split(" (")[0]) for s in result.skipped] == [
+        (1, "compressed stream is corrupt or truncated")
+    ]
+    assert result.inputs[0].bytes == len(data) // 2
+
+
+def _many_records(count: int) -> bytes:
+    rng = random.Random(7)
+    return ndjson(
+        [
+            {
+                "timestamp": "2026-09-01T00:00:00Z",
+                "model": "glm-5.3",
+                "prompt_tokens": 700_000,
+                "request_id": f"r{i}",
+                "prompt": rng.randbytes(100).hex(),
+            }
+            for i in range(count)
+        ]
+    )
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("kind", ["gzip-cut", "zstd-cut", "zstd-corrupt"])
+def test_broken_compressed_stream_keeps_the_lines_before_the_break(
+    tmp_path: Path, fast: bool, kind: str
+) -> None:
+    """A truncated zstd used to read as shorter or empty with no error, a corrupt one crashed,
+    and a truncated gzip lost every line of the block in which it broke (up to 8 MB)."""
+    plain = _many_records(8000)  # ~2.4 MB: the gzip breaks after its first read
+    if kind == "gzip-cut":
+        data = gzip.compress(plain)[: len(gzip.compress(plain)) // 2]
+    else:
+        whole = zstandard.ZstdCompressor().compress(plain)
+        if kind == "zstd-cut":
+            data = whole[: len(whole) // 2]
+        else:
+            broken = bytearray(whole)
+            broken[len(whole) // 2 : len(whole) // 2 + 64] = bytes(64)
+            data = bytes(broken)
+    path = tmp_path / "broken.ndjson.x"
+    path.write_bytes(data)
+    result = scope([path], fast=fast)
+    conserved(result)
+    assert [s.reason.split(" (")[0] for s in result.skipped] == [
+        "compressed stream is corrupt or truncated"
+    ]
+    assert result.skipped[0].line == result.counts.records_read
+    assert 2500 < result.counts.over_threshold < 4000  # the good first half, less one chunk

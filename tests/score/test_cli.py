@@ -89,3 +89,36 @@ def test_help_has_an_example(run_cli: Run) -> None:
         result = run_cli(*args, "--help")
         assert result.exit_code == 0
         assert "Example: assess " in result.stdout
+
+
+def _deploy_json(run_cli: Run, tmp_path: Path, *logs: str) -> str:
+    out = tmp_path / "deploy.json"
+    run_cli("deploy-check", *logs, "--json", str(out))
+    return str(out)
+
+
+def test_real_deploy_check_output_contradicts_claimed_pool(run_cli: Run, tmp_path: Path) -> None:
+    log = str(REPO / "samples" / "serverlogs" / "sglang-prefill.log")
+    result = run_cli(
+        "score", WELL_RUN, "--deploy-check", _deploy_json(run_cli, tmp_path, log), "--json", "-"
+    )
+    assert result.exit_code == 0
+    pool = next(
+        f
+        for f in json.loads(result.stdout)["findings"]
+        if f["id"] == "attestation-contradicted.kv-pool.sglang-prefill"
+    )
+    assert pool["severity"] == "critical" and pool["contradiction"] is True
+    assert "681,280 tokens for a 1,048,576-token context: 35%" in pool["detail"]
+
+
+def test_unreadable_logs_contradict_nothing(run_cli: Run, tmp_path: Path) -> None:
+    """A log where deploy-check found no engine is missing evidence, not a contradiction."""
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    junk = ASSETS / "deploy" / "junk.bin"
+    deploy = _deploy_json(run_cli, tmp_path, str(empty), str(junk))
+    result = run_cli("score", WELL_RUN, "--deploy-check", deploy, "--json", "-")
+    doc = json.loads(result.stdout)
+    assert [f["id"] for f in doc["findings"] if f["contradiction"]] == []
+    assert doc["score"] == 1

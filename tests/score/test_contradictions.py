@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from assess.core.scoring import score_answers
@@ -95,5 +97,28 @@ def test_consistent_logs_add_nothing() -> None:
 def test_wrong_evidence_document_names_file_and_field() -> None:
     with pytest.raises(InputError) as info:
         load_probe(S / "probe-wrong-kind.json")
-    assert "probe-wrong-kind.json: kind: Input should be 'assess.probe'" in info.value.message
-    assert "probe-wrong-kind.json: leak_found: Field required" in info.value.message
+    assert info.value.message.endswith(
+        "probe-wrong-kind.json: this is an assess.scope document, not an assess.probe result"
+    )
+    with pytest.raises(InputError) as info:
+        load_deploy_check(S / "probe-leak.json")
+    assert "probe-leak.json: this is an assess.probe document, not an assess.deploy-check" in (
+        info.value.message
+    )
+
+
+def test_evidence_without_a_kind_names_the_missing_fields(tmp_path: Path) -> None:
+    empty = tmp_path / "e.json"
+    empty.write_text("{}")
+    with pytest.raises(InputError) as info:
+        load_probe(empty)
+    assert "e.json: kind: Field required" in info.value.message
+    assert "e.json: leak_found: Field required" in info.value.message
+
+
+def test_evidence_given_as_answers_is_one_clear_problem() -> None:
+    with pytest.raises(InputError) as info:
+        load_answers_and_bank(S / "deploy-incident.json")
+    assert info.value.message.endswith(
+        "deploy-incident.json:3: this is an assess.deploy-check document, not an answers file"
+    )

@@ -58,3 +58,13 @@ def test_spreadsheet_answers_score_like_yaml(run_cli: Run, tmp_path: Path) -> No
     from_yaml = json.loads(run_cli("score", sample, "--json", "-").stdout)
     assert from_sheet["findings"] == from_yaml["findings"]
     assert from_sheet["score"] == from_yaml["score"] == 100
+
+
+def test_answers_given_as_the_questionnaire_is_one_clear_problem(run_cli: Any) -> None:
+    sample = str(REPO / "samples" / "vendors" / "evasive.yaml")
+    result = run_cli("score", sample, "--questionnaire", sample)
+    assert result.exit_code == 2
+    assert "evasive.yaml:4: this is an assess.answers document, not a questionnaire" in (
+        result.stderr
+    )
+    assert "Extra inputs" not in result.stderr

@@ -148,7 +148,9 @@ def _engine_findings(ctx: Context, node: DeployNode, index: int) -> list[ScoreFi
         (VERSION, "engine-version", node.version, version, _same_version),
     ]
     for qid, suffix, seen, claimed, same in pairs:
-        if seen and isinstance(claimed, str) and claimed != "unknown" and not same(seen, claimed):
+        if seen is None or seen.strip().lower() in {"", "unknown"}:
+            continue  # the log did not show it: missing evidence, not a contradiction
+        if isinstance(claimed, str) and claimed != "unknown" and not same(seen, claimed):
             out.append(
                 _contradiction(
                     ctx,

@@ -6,7 +6,7 @@ sample of records) and returns a :class:`LogReader` whose ``batches()`` streams 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,34 @@ def sample_records(reader: LogReader, per_file: int = DETECT_SAMPLE) -> list[Any
     return sample
 
 
+def _check_one_product(
+    per_file: Mapping[Path, list[Any]], found: Preset, catalogue: Mapping[str, Preset]
+) -> None:
+    """Raise InputError when a file is another product's log than the one auto chose for the run.
+
+    Every file of a run goes through one preset: a file none of whose sampled records fits it,
+    but which another preset recognises, would otherwise be read as skipped rows.
+    """
+    for path, records in per_file.items():
+        if not records or any(_fits(found, r) for r in records):
+            continue
+        other, _ = detect_preset(records, catalogue)
+        if other is not None and other.id != found.id:
+            raise InputError(
+                f"{path}: looks like a {other.id} log, but --preset auto chose {found.id} for "
+                "this run from the other files",
+                "Scope each product's logs in a separate run, or give --preset to read every "
+                "file the same way.",
+            )
+
+
+def _fits(preset: Preset, record: Any) -> bool:
+    """True when ``record`` matches the preset's detect rule or its join side table's."""
+    if preset.detect.matches(record):
+        return True
+    return preset.join is not None and preset.join.detect.matches(record)
+
+
 def open_logs(
     patterns: Sequence[str],
     preset: str = "auto",
@@ -70,16 +98,20 @@ def open_logs(
     if preset != "auto":
         chosen = get_preset(preset, catalogue).with_map(mapping or {})
         return LogReader(files, chosen, **kwargs)
-    probe = LogReader(files, catalogue["canonical"])
-    sample = sample_records(probe)
+    per_file = {path: sample_records(LogReader([path], catalogue["canonical"])) for path in files}
+    sample = [record for records in per_file.values() for record in records]
     found, scores = detect_preset(sample, catalogue)
+    if found is not None:
+        _check_one_product(per_file, found, catalogue)
     if found is None and mapping and {"timestamp", "model"} <= set(mapping):
         found = catalogue["canonical"]
     if found is None:
-        seen = sorted({k for r in sample[:20] if isinstance(r, dict) for k in r})[:15]
+        keys = {str(k) for r in sample[:20] if isinstance(r, dict) for k in r}
+        # binary junk sniffed as a CSV header must not reach the terminal
+        seen = sorted(k for k in keys if k.isprintable() and len(k) <= 60)[:15]
+        fields = ", ".join(seen) or "no readable field names: is it a log export?"
         raise InputError(
-            f"{files[0]}: --preset auto recognises no known log format "
-            f"(fields seen: {', '.join(seen) or 'none'})",
+            f"{files[0]}: --preset auto recognises no known log format (fields seen: {fields})",
             f"Choose one with --preset ({', '.join(sorted(catalogue))}) or map the fields: "
             "--map timestamp=PATH --map model=PATH --map prompt_tokens=PATH.",
         )

@@ -207,12 +207,19 @@ class LogReader:
         raw = HashingReader(path)
         try:
             with open_stream(raw, kind) as stream:
-                fmt = sniff_format(_peek(stream), path)
-                if fmt == "ndjson" and self.fast:
+                head = _peek(stream)
+                if isinstance(head, formats.Bad):  # broken before a first block could be read
+                    yield from self._chunks(name, iter([(1, head)]), raw)
+                    fmt = "empty"
+                else:
+                    fmt = sniff_format(head, path)
+                if fmt == "empty":
+                    pass
+                elif fmt == "ndjson" and self.fast:
                     yield from self._ndjson_fast(name, stream, raw)
                 elif fmt == "csv" and self.fast:
                     yield from self._csv_fast(name, stream, raw)
-                elif fmt != "empty":
+                else:
                     yield from self._chunks(name, self._iter(stream, fmt), raw)
             self.inputs.append(raw.finish())
         finally:
@@ -306,8 +313,10 @@ class LogReader:
         raw = HashingReader(path)
         try:
             with open_stream(raw, kind) as stream:
-                fmt = sniff_format(_peek(stream), path)
-                if fmt != "empty":
+                head = _peek(stream)
+                if isinstance(head, formats.Bad):
+                    yield 1, head
+                elif (fmt := sniff_format(head, path)) != "empty":
                     yield from _guard(self._iter(stream, fmt))
         finally:
             raw.release()
@@ -580,9 +589,16 @@ def _merge(first: LogBatch, second: LogBatch) -> LogBatch:
     )
 
 
-def _peek(stream: BinaryIO) -> bytes:
-    """Return the first bytes of ``stream`` (a buffered reader) without consuming them."""
-    head: bytes = stream.peek(65536)[:65536]  # type: ignore[attr-defined]
+def _peek(stream: BinaryIO) -> bytes | formats.Bad:
+    """Return the first bytes of ``stream`` (a buffered reader) without consuming them.
+
+    A compressed stream that breaks before its first block decompresses (a small truncated
+    gzip) is returned as one Bad record, like a break later in the file.
+    """
+    try:
+        head: bytes = stream.peek(65536)[:65536]  # type: ignore[attr-defined]
+    except _STREAM_ERRORS as exc:
+        return formats.Bad(f"compressed stream is corrupt or truncated ({exc})")
     return head
 
 

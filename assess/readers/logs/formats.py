@@ -83,9 +83,8 @@ def json_array_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
             line += buf[pos] == "\n"
             pos += 1
         if pos >= len(buf) or (not eof and len(buf) - pos < 2):
-            if eof:
-                if not opened or buf[pos:].strip():
-                    yield line, Bad("truncated JSON array (no closing ']')")
+            if eof:  # a closing ']' returns below: reaching the end without one is a truncation
+                yield line, Bad("truncated JSON array (no closing ']')")
                 return
             chunk = stream.read(CHUNK)
             eof = not chunk

@@ -112,21 +112,112 @@ def sniff_compression(path: Path) -> Compression | Literal["parquet"]:
     return "none"
 
 
+class ZstdFrames(io.RawIOBase):
+    """Decompressed bytes of one or more concatenated zstd frames read from ``raw``.
+
+    Unlike ``ZstdDecompressor.stream_reader``, which ends quietly on a truncated frame (a cut
+    file would read as shorter or empty), a frame that stops before its end raises EOFError.
+    """
+
+    def __init__(self, raw: io.RawIOBase) -> None:
+        super().__init__()
+        import zstandard
+
+        self._raw = raw
+        self._dctx = zstandard.ZstdDecompressor()
+        self._zstd_error = zstandard.ZstdError
+        self._frame = self._dctx.decompressobj()
+        self._fed = False  # the current frame has received input
+        self._out = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
+        while not self._out:
+            chunk = self._raw.read(1 << 17)  # small: corruption loses only this much before it
+            if not chunk:
+                if self._fed and not self._frame.eof:
+                    raise EOFError("zstd stream ended before the end of its frame")
+                return 0
+            self._out = memoryview(self._feed(chunk))
+        count = min(len(buffer), len(self._out))
+        buffer[:count] = self._out[:count]
+        self._out = self._out[count:]
+        return count
+
+    def _feed(self, chunk: bytes) -> bytes:
+        parts: list[bytes] = []
+        while chunk:
+            if self._frame.eof:
+                self._frame, self._fed = self._dctx.decompressobj(), False
+            try:
+                parts.append(self._frame.decompress(chunk))
+            except self._zstd_error as exc:  # corrupt data: reported like a truncation
+                raise ValueError(f"zstd: {exc}") from exc
+            self._fed = True
+            chunk = self._frame.unused_data if self._frame.eof else b""
+        return b"".join(parts)
+
+
+class Salvaging(io.BufferedIOBase):
+    """A decompressed stream whose ``read(n)`` keeps the bytes it got before the stream broke.
+
+    ``BufferedReader.read(n)`` drops everything it gathered in that call when the source raises
+    (a truncated gzip lost up to a whole 8 MB block of good lines). Here the bytes gathered are
+    returned, and the error is raised by the next call, where the reader reports the break.
+    """
+
+    def __init__(self, inner: BinaryIO) -> None:
+        super().__init__()
+        self._inner = inner
+        self._error: BaseException | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def peek(self, size: int = 0) -> bytes:
+        return self._inner.peek(size)  # type: ignore[attr-defined,no-any-return]
+
+    def read1(self, size: int = -1) -> bytes:
+        if self._error is not None:
+            raise self._error
+        return self._inner.read1(size if size >= 0 else 1 << 20)  # type: ignore[attr-defined,no-any-return]
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            size = 1 << 62
+        parts: list[bytes] = []
+        got = 0
+        while got < size:
+            try:
+                part = self.read1(min(size - got, 1 << 20))
+            except (EOFError, OSError, ValueError) as exc:
+                if not parts:
+                    raise
+                self._error = exc
+                break
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
+
+
 @contextmanager
 def open_stream(raw: HashingReader, compression: Compression) -> Iterator[BinaryIO]:
     """Yield the decompressed byte stream of ``raw``."""
     if compression == "gzip":
         from isal import igzip
 
-        stream: BinaryIO = igzip.IGzipFile(fileobj=raw, mode="rb")  # type: ignore[no-untyped-call,assignment]
+        inner: BinaryIO = igzip.IGzipFile(fileobj=raw, mode="rb")  # type: ignore[no-untyped-call,assignment]
+        stream: BinaryIO = Salvaging(inner)  # type: ignore[assignment]
     elif compression == "zstd":
-        import zstandard
-
-        reader = zstandard.ZstdDecompressor().stream_reader(
-            raw,  # type: ignore[arg-type]
-            read_across_frames=True,
-        )
-        stream = io.BufferedReader(reader, buffer_size=4 << 20)
+        stream = Salvaging(io.BufferedReader(ZstdFrames(raw), buffer_size=4 << 20))  # type: ignore[assignment]
     else:
         stream = io.BufferedReader(raw, buffer_size=4 << 20)
     try:

@@ -113,7 +113,9 @@ def _decode(name: str, info: InputFile, raw: BinaryIO) -> LogSource:
         kept.append(line)
         size += len(line)
     if not sniff.strip() and not any(line.strip() for line in kept):
-        return LogSource(name, info, "", "the file is empty", tuple(notes))
+        cut = any("gzip stream" in note for note in notes)
+        problem = "no text: the gzip stream ends early (truncated)" if cut else "the file is empty"
+        return LogSource(name, info, "", problem, tuple(notes))
     if _looks_binary(bytes(sniff)):
         return LogSource(
             name, info, "", "binary data, not a text log (wrong file, or still compressed?)",
