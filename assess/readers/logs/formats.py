@@ -17,6 +17,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from assess.readers.logs.sources import line_blocks
+
 CHUNK = 1 << 20
 _MAX_ELEMENT = 64 << 20
 
@@ -46,27 +48,13 @@ def json_line(line: bytes, final_without_newline: bool = False) -> Any:
 
 def ndjson_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
     """Yield ``(line, value or Bad)`` for each non-blank line."""
-    number = 0
-    carry = b""
-    while True:
-        chunk = stream.read(CHUNK)
-        data = carry + chunk
-        if chunk:
-            cut = data.rfind(b"\n")
-            if cut < 0:
-                carry = data
-                continue
-            block, carry = data[: cut + 1], data[cut + 1 :]
-        else:
-            block, carry = data, b""
-        lines = block.split(b"\n")
+    for block in line_blocks(stream, CHUNK):
+        lines = block.data.split(b"\n")
+        last = len(lines) - 1
         for index, line in enumerate(lines):
             if line.strip():
-                final = not chunk and index == len(lines) - 1
-                yield number + index + 1, json_line(line, final)
-        number += block.count(b"\n")
-        if not chunk:
-            return
+                final = block.at_eof and index == last
+                yield block.first_line + index + 1, json_line(line, final)
 
 
 def json_array_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
