@@ -27,7 +27,7 @@ def read_answers_document(path: Path | str) -> Located:
     p = Path(path)
     text = read_text(p)
     if p.suffix.lower() != ".json":
-        return parse_yaml(text, str(p))
+        return parse_yaml(text, str(p), collect_duplicates=True)
     doc = parse_json(text, str(p))
     try:
         lined = parse_yaml(text, str(p))
@@ -52,7 +52,16 @@ def load_answers(path: Path | str, bank: Questionnaire) -> AnswerSet:
             "Give the vendor's answers (YAML, JSON, xlsx or csv); "
             "`assess questionnaire new` writes a blank one.",
         )
-    return check_answers(doc.data, doc.where, bank, source=str(path))
+    repeated = [
+        (
+            loc,
+            str(loc[-1]),
+            f"duplicate key: given again on line {again} (the entry on line {first} is the one "
+            "read); keep one of the two",
+        )
+        for loc, first, again in doc.duplicates
+    ]
+    return check_answers(doc.data, doc.where, bank, source=str(path), extra=repeated)
 
 
 def _named_questionnaire(path: Path | str) -> str | None:

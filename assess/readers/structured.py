@@ -26,6 +26,9 @@ class Located:
     data: Any
     lines: dict[Loc, int] = field(default_factory=dict)
     source: str = "<text>"
+    #: With ``parse_yaml(..., collect_duplicates=True)``: (key path, first line, repeat line) of
+    #: every repeated key; the first entry is the one kept in ``data``.
+    duplicates: tuple[tuple[Loc, int, int], ...] = ()
 
     def line_of(self, loc: Loc) -> int | None:
         """Return the line of ``loc`` or of its nearest ancestor that has one."""
@@ -58,7 +61,14 @@ _LineLoader.add_implicit_resolver(
 )
 
 
-def _walk(node: yaml.Node, loader: _LineLoader, loc: Loc, lines: dict[Loc, int], src: str) -> Any:
+def _walk(
+    node: yaml.Node,
+    loader: _LineLoader,
+    loc: Loc,
+    lines: dict[Loc, int],
+    src: str,
+    repeats: list[tuple[Loc, int, int]] | None = None,
+) -> Any:
     lines[loc] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         result: dict[Any, Any] = {}
@@ -71,6 +81,9 @@ def _walk(node: yaml.Node, loader: _LineLoader, loc: Loc, lines: dict[Loc, int],
                     f"{src}:{key_node.start_mark.line + 1}: a mapping key must be a plain value"
                 )
             key: str | int = raw_key
+            if key in result and repeats is not None:
+                repeats.append(((*loc, key), lines[(*loc, key)], key_node.start_mark.line + 1))
+                continue
             if key in result:
                 raise InputError(
                     f"{src}:{key_node.start_mark.line + 1}: duplicate key '{key}' "
@@ -78,12 +91,13 @@ def _walk(node: yaml.Node, loader: _LineLoader, loc: Loc, lines: dict[Loc, int],
                     "Keep one of the two entries.",
                 )
             lines[(*loc, key)] = key_node.start_mark.line + 1
-            result[key] = _walk(value_node, loader, (*loc, key), lines, src)
+            result[key] = _walk(value_node, loader, (*loc, key), lines, src, repeats)
             lines[(*loc, key)] = key_node.start_mark.line + 1
         return result
     if isinstance(node, yaml.SequenceNode):
         return [
-            _walk(item, loader, (*loc, index), lines, src) for index, item in enumerate(node.value)
+            _walk(item, loader, (*loc, index), lines, src, repeats)
+            for index, item in enumerate(node.value)
         ]
     return _construct(node, loader, src)
 
@@ -102,11 +116,14 @@ def _construct(node: yaml.Node, loader: _LineLoader, src: str) -> Any:
         return node.value
 
 
-def parse_yaml(text: str, source: str = "<text>") -> Located:
+def parse_yaml(text: str, source: str = "<text>", collect_duplicates: bool = False) -> Located:
     """Parse one YAML document with line numbers.
 
+    With ``collect_duplicates`` a repeated key is recorded in ``Located.duplicates`` (so a checker
+    can report it beside every other problem) instead of raised.
+
     Raises:
-        InputError: on a syntax error, a duplicate key or an empty document.
+        InputError: on a syntax error, a duplicate key (unless collected) or an empty document.
     """
     loader = _LineLoader(text)
     try:
@@ -125,8 +142,9 @@ def parse_yaml(text: str, source: str = "<text>") -> Located:
     if node is None:
         raise InputError(f"{source}: the file is empty", "Give a file with content.")
     lines: dict[Loc, int] = {}
-    data = _walk(node, _LineLoader(""), (), lines, source)
-    return Located(data=data, lines=lines, source=source)
+    repeats: list[tuple[Loc, int, int]] | None = [] if collect_duplicates else None
+    data = _walk(node, _LineLoader(""), (), lines, source, repeats)
+    return Located(data=data, lines=lines, source=source, duplicates=tuple(repeats or ()))
 
 
 def parse_json(text: str, source: str = "<text>") -> Located:

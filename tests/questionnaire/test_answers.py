@@ -36,7 +36,8 @@ Q = ASSETS / "questionnaire"
         ),
         (
             "duplicate-key.yaml",
-            r"duplicate-key\.yaml:6: duplicate key 'engine\.name' \(first given on line 4\)",
+            r"duplicate-key\.yaml:4: engine\.name: duplicate key: given again on line 6 \(the "
+            r"entry on line 4 is the one read\)",
         ),
         ("syntax-error.yaml", r"syntax-error\.yaml:5: YAML syntax error"),
         ("empty.yaml", r"empty\.yaml: the file is empty"),
@@ -60,6 +61,20 @@ Q = ASSETS / "questionnaire"
 def test_bad_input_names_the_place(asset: str, pattern: str) -> None:
     with pytest.raises(InputError, match=pattern):
         load_answers(Q / asset, shipped_questionnaire())
+
+
+def test_a_duplicate_key_is_reported_beside_the_other_problems(tmp_path: Path) -> None:
+    path = tmp_path / "dupe.yaml"
+    path.write_text(
+        "vendor: Ex\ndate: 2026-11-01\nanswers:\n"
+        "  engine.name: sglang\n  engine.version: 0.5.x\n  engine.name: vllm\n"
+    )
+    with pytest.raises(InputError) as info:
+        load_answers(path, shipped_questionnaire())
+    lines = info.value.message.splitlines()
+    assert lines[0].startswith(f"{path}:4: engine.name: duplicate key: given again on line 6")
+    assert lines[1].startswith(f"{path}:5: engine.version: version: '0.5.x' is not a version")
+    assert len(lines) == 2
 
 
 def test_every_problem_is_reported_at_once() -> None:
