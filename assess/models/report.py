@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Field
 
 from assess.models.base import Model
 from assess.models.common import EvidenceLevel, Severity
+from assess.models.scoring_evidence import DeployNode, ProbeStats
 
 REPORT_SCHEMA_VERSION = 1
 MANIFEST_SCHEMA_VERSION = 1
@@ -133,13 +134,8 @@ class ScopeView(_View):
     filter: dict[str, Any] = Field(default_factory=dict)
 
 
-class ProbeStatsView(_View):
-    """The ``stats`` object of ``assess.probe``."""
-
-    probes: int = 0
-    hits: int = 0
-    leak_rate_upper_95: float | None = None
-    method: str = ""
+#: The ``stats`` object of ``assess.probe``: the same contract view `assess score` reads.
+ProbeStatsView = ProbeStats
 
 
 class ProbeView(_View):
@@ -160,16 +156,10 @@ class ProbeView(_View):
     stats: ProbeStatsView = ProbeStatsView()
 
 
-class NodeView(_View):
-    """One node of ``assess.deploy-check``."""
+class NodeView(DeployNode):
+    """One node of ``assess.deploy-check``: the view `assess score` reads, plus what the review
+    shows (settings, the reason a node is inconclusive)."""
 
-    name: str = ""
-    source: str = ""
-    engine: str | None = None
-    version: str | None = None
-    role: str = "unknown"
-    pool_tokens: int | None = None
-    context_tokens: int | None = None
     verdict: Literal["pass", "flag", "inconclusive"] = "inconclusive"
     settings: dict[str, Any] = Field(default_factory=dict)
     reason: str = ""
