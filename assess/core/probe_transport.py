@@ -14,7 +14,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 ErrorKind = Literal[
@@ -74,6 +74,20 @@ class RetryableStatus(Exception):
         super().__init__(status)
         self.status = status
         self.retry_after = retry_after
+
+
+@dataclass
+class TransportSettings:
+    """What every transport is built from: endpoint, key, per-request timeout, retry bound."""
+
+    base_url: str
+    api_key: str = field(repr=False)
+    timeout_s: float = 60.0
+    max_retries: int = 3
+    sleep: Callable[[float], None] = time.sleep
+
+    def __post_init__(self) -> None:
+        self.base_url = self.base_url.rstrip("/")
 
 
 class Transport(Protocol):

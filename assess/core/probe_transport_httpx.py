@@ -7,7 +7,6 @@ retries must be counted and bounded here rather than hidden inside a client libr
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +16,7 @@ from assess.core.probe_transport import (
     ChatRequest,
     ChatResponse,
     TransportError,
+    TransportSettings,
     chat_payload,
     check_status,
     connect_reason,
@@ -28,18 +28,13 @@ from assess.core.probe_transport import (
 
 
 @dataclass
-class HttpxTransport:
+class HttpxTransport(TransportSettings):
     """OpenAI-compatible chat completions over httpx, with bounded 429/503 retries."""
 
-    base_url: str
-    api_key: str = field(repr=False)
-    timeout_s: float = 60.0
-    max_retries: int = 3
-    sleep: Callable[[float], None] = time.sleep
     client: httpx.Client = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.base_url = self.base_url.rstrip("/")
+        super().__post_init__()
         self.client = httpx.Client(
             timeout=httpx.Timeout(self.timeout_s),
             headers={"Authorization": f"Bearer {self.api_key}"},

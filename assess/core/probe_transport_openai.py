@@ -9,7 +9,6 @@ every byte. The SDK's own retries are off: retries are counted and bounded by
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +18,7 @@ from assess.core.probe_transport import (
     ChatRequest,
     ChatResponse,
     TransportError,
+    TransportSettings,
     check_status,
     connect_reason,
     models_from_body,
@@ -29,18 +29,13 @@ from assess.core.probe_transport import (
 
 
 @dataclass
-class OpenAITransport:
+class OpenAITransport(TransportSettings):
     """Chat completions through ``openai.OpenAI`` (SDK retries off, ours bounded)."""
 
-    base_url: str
-    api_key: str = field(repr=False)
-    timeout_s: float = 60.0
-    max_retries: int = 3
-    sleep: Callable[[float], None] = time.sleep
     client: openai.OpenAI = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.base_url = self.base_url.rstrip("/")
+        super().__post_init__()
         self.client = openai.OpenAI(
             base_url=self.base_url,
             api_key=self.api_key,
