@@ -9,7 +9,9 @@ the traceback instead.
 
 from __future__ import annotations
 
+import gc
 import importlib
+import os
 import sys
 import traceback
 from typing import Any
@@ -110,7 +112,12 @@ def _command_in(argv: list[str]) -> str | None:
 
 def main() -> None:
     """Console-script entry point."""
+    # numpy (imported by pyarrow) starts OpenBLAS worker threads that spin on a 2-core machine;
+    # assess does no linear algebra. Only a default: the user's own setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     application = build_app(_command_in(sys.argv[1:]))
+    # the objects made by imports live for the whole run: keep them out of every collection
+    gc.freeze()
     try:
         application()
     except AssessError as exc:  # raised outside a command (e.g. while building options)

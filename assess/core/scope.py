@@ -25,6 +25,7 @@ from assess.core.scope_text import (
     CHARS_PER_TOKEN_HIGH,
     CHARS_PER_TOKEN_LOW,
     ESTIMATE_METHOD,
+    MAYBE_FOREIGN,
     foreign_kinds,
     token_range,
 )
@@ -32,6 +33,8 @@ from assess.errors import UsageError
 from assess.models.advisory import Advisory
 from assess.models.common import InputFile
 from assess.models.scope import (
+    BATCH_SCHEMA,
+    TEXT,
     AccountCount,
     Affected,
     Breakdown,
@@ -47,10 +50,14 @@ from assess.models.scope import (
     SkippedRecord,
     TokenEstimate,
 )
-from assess.readers.logs.timestamps import datetime_to_ns, ns_to_date, ns_to_datetime
+from assess.readers.logs.timestamps import datetime_to_ns, ns_to_datetime
 
 SKIPPED_LISTED = 1000
 _FOREIGN = ("foreign", "request_id")
+_IDS = ("request_id", "account_id", "session_id", "status")
+_DAY = pa.date32()
+_NS = pa.timestamp("ns")
+_STORE_TYPES = {"prompt_chars": pa.int64(), "foreign": TEXT}
 ESTIMATES_LISTED = 1000
 
 
@@ -240,68 +247,62 @@ class ScopeAccumulator:
         )
 
     def _affected(self) -> tuple[Affected, Counter[date], Counter[str]]:
-        """One pass over the affected rows: the summary, requests per day and per status."""
-        accounts: Counter[str] = Counter()
-        days: Counter[date] = Counter()
-        statuses: Counter[str] = Counter()
-        ids: list[str] = []
-        sessions: set[str] = set()
-        for r in self.affected.rows():
-            if r["account_id"] is not None:
-                accounts[r["account_id"]] += 1
-            if r["request_id"] is not None:
-                ids.append(r["request_id"])
-            if r["session_id"] is not None:
-                sessions.add(r["session_id"])
-            days[ns_to_date(r["timestamp"])] += 1
-            statuses[r["status"] or "(none)"] += 1
+        """The summary of the affected rows, requests per day and per status (by column)."""
+        rows = self.affected
+        accounts = _ranked(rows.column("account_id"))
+        ids = rows.column("request_id").drop_null().to_pylist()
+        days = Counter(dict(_ranked(pc.cast(rows.column("timestamp").cast(_NS), _DAY))))
+        statuses = Counter(dict(_ranked(pc.fill_null(rows.column("status"), "(none)"))))
         affected = Affected(
-            requests=len(self.affected),
-            accounts=[AccountCount(account_id=a, requests=n) for a, n in accounts.most_common()],
-            unattributed=len(self.affected) - sum(accounts.values()),
-            sessions=len(sessions),
+            requests=len(rows),
+            accounts=[AccountCount(account_id=a, requests=n) for a, n in accounts],
+            unattributed=len(rows) - sum(n for _, n in accounts),
+            sessions=pc.count_distinct(rows.column("session_id")).as_py(),
             request_ids=ids,
-            requests_without_id=len(self.affected) - len(ids),
+            requests_without_id=len(rows) - len(ids),
         )
         return affected, days, statuses
 
     def _possibly(self) -> PossiblyAffected:
-        verdicts: Counter[str] = Counter()
+        rows = self.unknown
+        chars = rows.column("prompt_chars")
+        # token_range's verdicts by column: over when chars/6 floored exceeds the threshold,
+        # under when chars (the high estimate) is at or under it, else crosses
+        as_float = pc.cast(chars, pa.float64())
+        low = pc.floor(pc.divide(as_float, CHARS_PER_TOKEN_HIGH))
+        high = pc.ceil(pc.divide(as_float, CHARS_PER_TOKEN_LOW))
+        over = pc.sum(pc.greater(low, self._threshold)).as_py() or 0
+        under = pc.sum(pc.less_equal(high, self._threshold)).as_py() or 0
+        known = len(chars) - chars.null_count
         estimates: list[TokenEstimate] = []
-        accounts: Counter[str] = Counter()
-        ids: list[str] = []
-        for row in self.unknown.rows():
-            if row["account_id"] is not None:
-                accounts[row["account_id"]] += 1
-            if row["request_id"] is not None:
-                ids.append(row["request_id"])
-            if row["prompt_chars"] is None:
-                continue
-            low, high, verdict = token_range(row["prompt_chars"], self._threshold)
-            verdicts[verdict] += 1
-            if len(estimates) < ESTIMATES_LISTED:
-                estimates.append(
-                    TokenEstimate(
-                        request_id=row["request_id"],
-                        account_id=row["account_id"],
-                        timestamp=ns_to_datetime(row["timestamp"]),
-                        prompt_chars=row["prompt_chars"],
-                        tokens_low=low,
-                        tokens_high=high,
-                        verdict=verdict,
-                    )
+        listed = pc.indices_nonzero(pc.is_valid(chars))[:ESTIMATES_LISTED]
+        for row in rows.take(listed, ("timestamp", "request_id", "account_id", "prompt_chars")):
+            low_n, high_n, verdict = token_range(row["prompt_chars"], self._threshold)
+            estimates.append(
+                TokenEstimate(
+                    request_id=row["request_id"],
+                    account_id=row["account_id"],
+                    timestamp=ns_to_datetime(row["timestamp"]),
+                    prompt_chars=row["prompt_chars"],
+                    tokens_low=low_n,
+                    tokens_high=high_n,
+                    verdict=verdict,
                 )
+            )
         return PossiblyAffected(
-            requests=len(self.unknown),
-            with_prompt_text=sum(verdicts.values()),
-            estimate_over=verdicts["over"],
-            estimate_crosses=verdicts["crosses"],
-            estimate_under=verdicts["under"],
+            requests=len(rows),
+            with_prompt_text=known,
+            estimate_over=over,
+            estimate_crosses=known - over - under,
+            estimate_under=under,
             chars_per_token_low=CHARS_PER_TOKEN_LOW,
             chars_per_token_high=CHARS_PER_TOKEN_HIGH,
             method=ESTIMATE_METHOD,
-            accounts=[AccountCount(account_id=a, requests=n) for a, n in accounts.most_common()],
-            request_ids=ids,
+            accounts=[
+                AccountCount(account_id=a, requests=n)
+                for a, n in _ranked(rows.column("account_id"))
+            ],
+            request_ids=rows.column("request_id").drop_null().to_pylist(),
             estimates=estimates,
         )
 
@@ -342,14 +343,13 @@ class ScopeAccumulator:
         kinds: Counter[str] = Counter()
         flagged: list[str] = []
         checked = flagged_count = 0
-        for row in (*self.affected.rows(_FOREIGN), *self.unknown.rows(_FOREIGN)):
-            found = row["foreign"]
-            if found is None:
-                continue
-            checked += 1
-            if found:
-                flagged_count += 1
-                kinds.update(found.split(","))
+        for store in (self.affected, self.unknown):
+            found = store.column("foreign")
+            checked += len(found) - found.null_count
+            hits = pc.indices_nonzero(pc.fill_null(pc.not_equal(found, ""), False))
+            flagged_count += len(hits)
+            for row in store.take(hits, _FOREIGN):
+                kinds.update(row["foreign"].split(","))
                 if row["request_id"] is not None:
                     flagged.append(row["request_id"])
         return ForeignData(
@@ -420,17 +420,27 @@ class RowStore:
     def add(self, rows: pa.Table) -> None:
         """Keep ``rows``: ids with "" as null, prompt length, foreign-data kinds (no text)."""
         columns = {name: rows.column(name) for name in self.COLUMNS}
+        for name in _IDS:
+            column = columns[name]
+            columns[name] = pc.if_else(pc.equal(column, ""), pa.scalar(None, column.type), column)
         columns["prompt_chars"] = pc.utf8_length(rows.column("prompt")).cast(pa.int64())
-        prompts = rows.column("prompt").to_pylist()
-        foreign: list[str | None] = [
-            None if response is None else ",".join(sorted(foreign_kinds(response, prompt)))
-            for response, prompt in zip(rows.column("response").to_pylist(), prompts, strict=True)
-        ]
-        columns["foreign"] = pa.array(foreign, pa.large_string())
+        columns["foreign"] = _foreign_column(rows.column("response"), rows.column("prompt"))
         if self._keep_text:
             columns["prompt"], columns["response"] = rows.column("prompt"), rows.column("response")
         self._tables.append(pa.table(columns))
         self._count += rows.num_rows
+
+    def column(self, name: str) -> pa.ChunkedArray:
+        """Return one kept column over every batch (ids: "" already null)."""
+        kind = _STORE_TYPES.get(name) or BATCH_SCHEMA.field(name).type
+        return pa.chunked_array([c for t in self._tables for c in t.column(name).chunks], kind)
+
+    def take(self, indices: Any, columns: tuple[str, ...]) -> list[dict[str, Any]]:
+        """Return the rows at ``indices`` (over every batch) as dicts of ``columns``."""
+        if not len(indices) or not self._tables:
+            return []
+        table = pa.concat_tables([t.select(list(columns)) for t in self._tables])
+        return table.take(indices).to_pylist()  # type: ignore[no-any-return]
 
     def rows(self, columns: tuple[str, ...] | None = None) -> Iterator[dict[str, Any]]:
         """Yield the kept rows as dicts, one table at a time (bounded memory).
@@ -439,13 +449,45 @@ class RowStore:
         plus ``prompt_chars`` and ``foreign`` (comma-separated kinds, "" none, None no response).
         """
         for table in self._tables:
-            for row in (table.select(list(columns)) if columns else table).to_pylist():
-                for key in ("request_id", "account_id", "session_id", "status"):
-                    if row.get(key) == "":
-                        row[key] = None  # an empty id is no id
-                yield row
+            yield from (table.select(list(columns)) if columns else table).to_pylist()
 
     __iter__ = rows
+
+
+def _ranked(values: Any) -> list[tuple[Any, int]]:
+    """Return ``Counter(non-null values).most_common()``: by count, ties in first-seen order."""
+    values = values.drop_null()
+    if not len(values):
+        return []
+    counts = pc.value_counts(values)
+    pairs = list(
+        zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True)
+    )
+    pairs.sort(key=lambda pair: pair[1], reverse=True)  # stable, as most_common
+    return pairs
+
+
+def _foreign_column(responses: Any, prompts: Any) -> pa.Array:
+    """Return the foreign-data kinds of each response ("" none, null when no response).
+
+    RE2 first marks the responses that could hold an identifier at all (a superset of what the
+    patterns match); only those are checked, with their prompts, by :func:`foreign_kinds`.
+    """
+    if isinstance(responses, pa.ChunkedArray):
+        responses, prompts = responses.combine_chunks(), prompts.combine_chunks()
+    maybe = pc.fill_null(pc.match_substring_regex(responses, MAYBE_FOREIGN), False)
+    text = pa.large_string()
+    found = pc.if_else(pc.is_null(responses), pa.scalar(None, text), pa.scalar("", text))
+    hits = pc.indices_nonzero(maybe)
+    if len(hits):
+        kinds = [
+            ",".join(sorted(foreign_kinds(response, prompt)))
+            for response, prompt in zip(
+                responses.take(hits).to_pylist(), prompts.take(hits).to_pylist(), strict=True
+            )
+        ]
+        found = pc.replace_with_mask(found, maybe, pa.array(kinds, text))
+    return found
 
 
 def scope_batches(

@@ -32,6 +32,10 @@ _KINDS: dict[str, re.Pattern[str]] = {
     "ipv4": re.compile(r"\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b"),
 }
 FOREIGN_KINDS = tuple(_KINDS)
+#: RE2 (``pyarrow.compute``) pattern matching every text in which some pattern above can match
+#: (a superset: literal prefixes, hex runs, a digit-dot-digit for IPv4, any "@"); texts it does
+#: not match are checked no further.
+MAYBE_FOREIGN = r"@|https?://|sk-|AKIA|gh[pousr]_|xox[abposr]-|AIza|[0-9a-fA-F]{8}|\p{Nd}\.\p{Nd}"
 
 
 def token_range(chars: int, threshold: int) -> tuple[int, int, Literal["over", "under", "crosses"]]:

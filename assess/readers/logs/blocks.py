@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.json as pj
 
-from assess.readers.logs.columnar import FAST_FIELDS, ColumnPlan, NotColumnar
+from assess.readers.logs.columnar import FAST_FIELDS, ColumnPlan, NotColumnar, first_text
 from assess.readers.logs.presets import Preset
 from assess.readers.logs.sources import LineBlock
 
@@ -38,8 +39,35 @@ def row_lines(block: LineBlock, rows: int) -> Callable[[int], int] | None:
     return numbers.__getitem__
 
 
+class TextRows:
+    """The planned prompt/response texts of chosen rows of a block, read from their lines by
+    polars (most rows' texts are never needed, so they are not parsed with the block)."""
+
+    def __init__(self, line_of: Callable[[int], bytes], texts: dict[str, list[str]]) -> None:
+        self._line_of = line_of
+        self._texts = texts
+
+    def __call__(self, rows: pa.Array) -> dict[str, Any] | None:
+        """Return name -> text array of ``rows`` (row indices), or None if polars refuses."""
+        import polars as pl
+
+        paths = [p for ps in self._texts.values() for p in ps]
+        lines = b"\n".join(self._line_of(row) for row in rows.to_pylist())
+        try:
+            frame = pl.read_ndjson(io.BytesIO(lines), schema=dict.fromkeys(paths, pl.String))
+        except Exception:  # the reference path then reads these rows
+            return None
+        if frame.height != len(rows):
+            return None
+        picked = frame.to_arrow()
+        return {
+            name: first_text([picked.column(p) for p in ps]) for name, ps in self._texts.items()
+        }
+
+
 def parse_block(block: bytes, plan: ColumnPlan) -> pa.Table:
-    """Parse a block of whole NDJSON lines into a table of the plan's columns only.
+    """Parse a block of whole NDJSON lines into a table of the plan's columns only (not the
+    texts: see :class:`TextRows`).
 
     polars parses these blocks about twice as fast as ``pyarrow.json`` here (README "scope"); it
     is imported on first use so other commands do not pay for it.
@@ -50,8 +78,10 @@ def parse_block(block: bytes, plan: ColumnPlan) -> pa.Table:
     try:
         import polars as pl
     except ImportError:  # pragma: no cover - polars is a dependency; pyarrow is the fallback
+        if plan.details:
+            raise NotColumnar("detail columns need polars") from None
         try:
-            return pj.read_json(
+            table = pj.read_json(
                 io.BytesIO(block),
                 read_options=pj.ReadOptions(block_size=4 << 20),
                 parse_options=pj.ParseOptions(
@@ -60,6 +90,7 @@ def parse_block(block: bytes, plan: ColumnPlan) -> pa.Table:
             )
         except pa.ArrowException as exc:
             raise NotColumnar(str(exc)) from exc
+        return table
     try:
         frame = pl.read_ndjson(io.BytesIO(block), schema=plan.polars_schema())
     except Exception as exc:  # any refusal only sends the block to the reference path

@@ -10,7 +10,7 @@ answers.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +26,7 @@ from assess.readers.logs.timestamps import TimestampFormat, parse_array, parse_t
 #: core asks details for, which are re-read from their line (see LogReader.fill_details).
 FAST_FIELDS = ("timestamp", "model", "prompt_tokens", "account_id")
 DETAIL_FIELDS = ("request_id", "session_id", "status")
+TEXT_FIELDS = ("prompt", "response")
 
 
 class NotColumnar(Exception):
@@ -70,10 +71,17 @@ class ColumnPlan:
     rule_paths: list[str]
     missing_rules: bool
     timestamp_format: TimestampFormat
+    #: Detail fields read as text columns with the fast fields (NDJSON only): name -> flat keys.
+    details: dict[str, list[str]] = field(default_factory=dict)
+    #: The same for prompt and response, which are converted only for the rows asked for.
+    texts: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, preset: Preset, sample: Iterable[dict[str, Any]]) -> ColumnPlan:
-        """Plan from ``preset`` and sample records.
+    def build(
+        cls, preset: Preset, sample: Iterable[dict[str, Any]], details: bool = False
+    ) -> ColumnPlan:
+        """Plan from ``preset`` and sample records; ``details`` also plans detail text columns
+        (for a reader that turns any JSON value into text, as ``polars.read_ndjson`` does).
 
         Raises:
             NotColumnar: when a path has list indices, mixed types or crosses JSON strings.
@@ -105,13 +113,25 @@ class ColumnPlan:
             if isinstance(node.get(parts[-1]), dict):
                 raise NotColumnar(f"'{path}' overlaps another path")
             node[parts[-1]] = (kind, flat_votes == {True})
+        planned = _detail_columns(preset, records, tree) if details else {}
+        texts = {name: planned.pop(name) for name in TEXT_FIELDS if name in planned}
+        for paths in planned.values():
+            for path in paths:
+                tree.setdefault(path, (TEXT, True))
         return cls(
             schema=pa.schema(_fields(tree)),
             fields={k: list(v) for k, v in wanted.items()},
             rule_paths=rule_paths,
             missing_rules=any(rule.when.missing for rule in preset.non_request),
             timestamp_format=preset.timestamp_format,
+            details=planned,
+            texts=texts,
         )
+
+    @property
+    def filled(self) -> tuple[str, ...]:
+        """Return the detail fields this plan reads as columns."""
+        return (*self.details, *self.texts)
 
     def polars_schema(self) -> dict[str, Any]:
         """Return the plan's schema for ``polars.read_ndjson``."""
@@ -181,7 +201,57 @@ class ColumnPlan:
         columns["account_id"] = _as(self._coalesce(table, "account_id"), TEXT)
         for name in ("session_id", "status", "prompt", "response"):
             columns[name] = nulls
+        for name, paths in self.details.items():
+            columns[name] = first_text([table.column(p) for p in paths])
         return pa.table(columns), slow
+
+
+def _detail_columns(
+    preset: Preset, records: list[dict[str, Any]], tree: dict[str, Any]
+) -> dict[str, list[str]]:
+    """Return the detail fields whose every path is a top-level key holding text in the sample
+    (status: text or integers), so a text column gives what the reference path gives.
+
+    A value of another type later (a list of messages, say) comes back as JSON text starting
+    with ``[`` or ``{``; the reader re-reads such rows from their line (see ``needs_line``).
+    """
+    planned: dict[str, list[str]] = {}
+    for name in DETAIL_FIELDS + TEXT_FIELDS:
+        paths = preset.fields.get(name, [])
+        allowed = (str, int) if name == "status" else (str,)
+        if not paths or any(p in tree for p in paths):
+            continue
+        fits = True
+        for path in paths:
+            if "." in path and not any(path in record for record in records):
+                fits = False  # (maybe) a nested path, not a top-level key
+            for record in records:
+                value = record.get(path)
+                if value is not None and (
+                    isinstance(value, bool) or not isinstance(value, allowed)
+                ):
+                    fits = False
+        if fits:
+            planned[name] = list(paths)
+    return planned
+
+
+def first_text(columns: list[Any]) -> Any:
+    """Return the first non-empty text of ``columns`` row by row ("" is no value, as in the
+    reference path)."""
+    texts = [_as(c, TEXT) for c in columns]
+    texts = [pc.if_else(pc.equal(t, ""), pa.scalar(None, TEXT), t) for t in texts]
+    return texts[0] if len(texts) == 1 else pc.coalesce(*texts)
+
+
+def needs_line(table: pa.Table, names: Iterable[str]) -> Any:
+    """Return the mask of rows whose planned detail text came from a list or object."""
+    mask = pa.array([False] * table.num_rows)
+    for name in names:
+        column = table.column(name)
+        starts = pc.or_(pc.starts_with(column, "["), pc.starts_with(column, "{"))
+        mask = pc.or_(mask, pc.fill_null(starts, False))
+    return mask
 
 
 def _as(column: Any, kind: pa.DataType) -> Any:

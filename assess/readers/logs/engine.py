@@ -1,10 +1,13 @@
 """Read request logs through a preset into canonical batches, streaming, bounded memory.
 
 NDJSON (the common, big case) goes through the columnar fast path in blocks of whole lines:
-ISA-L inflates in a background thread while ``pyarrow.json`` parses a block with an explicit
-schema holding only the needed columns. Rows the fast path is unsure of, and blocks that do not
-fit the plan, are re-read line by line through :func:`assess.readers.logs.records.classify`.
-Other formats go through that reference path directly.
+ISA-L inflates in a background thread while polars parses a block with an explicit schema
+holding only the needed columns (the filter's fields, and ids and status as text where the
+sample shows them plain). Prompt and response texts are read, again by polars, only from the
+lines of the rows the core asks for. Rows the fast path is unsure of, texts that came from a
+list or object, and blocks that do not fit the plan, are re-read line by line through
+:func:`assess.readers.logs.records.classify`. Other formats go through that reference path
+directly. ``tests/scope/test_fast_equals_reference.py`` holds the two paths to one answer.
 """
 
 from __future__ import annotations
@@ -26,8 +29,14 @@ import pyarrow.compute as pc
 from assess.models.common import InputFile, hash_file
 from assess.models.scope import BATCH_SCHEMA, TEXT, LogBatch, SkippedRecord
 from assess.readers.logs import formats
-from assess.readers.logs.blocks import flat_columns, parse_block, row_lines
-from assess.readers.logs.columnar import DETAIL_FIELDS, ColumnPlan, NotColumnar
+from assess.readers.logs.blocks import TextRows, flat_columns, parse_block, row_lines
+from assess.readers.logs.columnar import (
+    DETAIL_FIELDS,
+    TEXT_FIELDS,
+    ColumnPlan,
+    NotColumnar,
+    needs_line,
+)
 from assess.readers.logs.presets import Preset
 from assess.readers.logs.records import Row, classify, details, side_fields
 from assess.readers.logs.sources import (
@@ -438,7 +447,7 @@ class LogReader:
             except orjson.JSONDecodeError:
                 continue
         try:
-            return ColumnPlan.build(self.preset, sample)
+            return ColumnPlan.build(self.preset, sample, details=True)
         except NotColumnar:
             return None
 
@@ -452,14 +461,22 @@ class LogReader:
             parsed = None
             if plan is not None:
                 try:
-                    parsed = Parsed(*plan.extract(parse_block(block.data, plan)))
+                    canon, slow = plan.extract(parse_block(block.data, plan))
+                    parsed = Parsed(canon, slow, filled=plan.filled, texts=plan.texts)
                 except (pa.ArrowException, NotColumnar):
                     parsed = _without_bad_lines(block, plan)
             yield block, parsed
 
     def _block(self, name: str, block: LineBlock, parsed: Parsed | None) -> LogBatch:
         if parsed is not None:
-            fast = self._fast_rows(name, parsed.canon, parsed.slow, partial(_locate, block, parsed))
+            fast = self._fast_rows(
+                name,
+                parsed.canon,
+                parsed.slow,
+                partial(_locate, block, parsed),
+                parsed.filled,
+                _text_rows(block, parsed),
+            )
             if fast is not None:
                 if not parsed.bad:
                     return fast
@@ -482,11 +499,15 @@ class LogReader:
         canon: pa.Table,
         slow: Any,
         locate: Callable[[], tuple[Callable[[int], int], Callable[[list[int]], list[Any]]] | None],
+        filled: tuple[str, ...] = (),
+        texts: TextRows | None = None,
     ) -> LogBatch | None:
         """Return the batch of a columnar block; rows in ``slow`` go the reference path.
 
         ``locate`` returns (line number of a row, records of rows), or None when rows cannot be
-        mapped to lines (the caller then reads the block by the reference path).
+        mapped to lines (the caller then reads the block by the reference path). ``filled``: the
+        detail fields ``canon`` holds or ``texts`` gives; when they are all there, only rows
+        whose text came from a list or object are re-read from their line.
         """
         total = canon.num_rows
         slow_count = pc.sum(slow).as_py() or 0
@@ -496,8 +517,10 @@ class LogReader:
             mask = pc.fill_null(self.want_text(keep), False)
             if not pc.any(mask).as_py():
                 mask = None
+            elif set(_DETAILS) <= set(filled):
+                keep, mask = _columnar_details(keep, mask, slow if slow_count else None, texts)
         if not slow_count and mask is None:
-            return LogBatch(file=name, table=canon, records_read=total)
+            return LogBatch(file=name, table=keep, records_read=total)
         located = locate()
         if located is None:
             return None
@@ -532,6 +555,51 @@ class Parsed:
     slow: Any
     lines: list[int] | None = None
     bad: list[tuple[int, Any]] = field(default_factory=list)
+    filled: tuple[str, ...] = ()
+    texts: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _text_rows(block: LineBlock, parsed: Parsed) -> TextRows | None:
+    """Return the reader of the planned texts of a parsed block's rows (None: none planned, or
+    rows and lines disagree)."""
+    index = _line_index(block, parsed) if parsed.texts else None
+    if index is None:
+        return None
+    return TextRows(lambda row: block.line(index(row)), parsed.texts)
+
+
+def _columnar_details(
+    keep: pa.Table, mask: Any, slow: Any, texts: TextRows | None
+) -> tuple[pa.Table, Any]:
+    """Fill prompt/response of the ``mask`` rows of ``keep`` from ``texts``; return the table and
+    the mask of rows still to re-read from their line (a text that came from a list or object),
+    or None.
+
+    ``slow``: the block's reference-path mask when ``keep`` left those rows out, else None.
+    """
+    if isinstance(mask, pa.ChunkedArray):
+        mask = mask.combine_chunks()
+    wanted = pc.indices_nonzero(mask)
+    if texts is None:
+        return keep, mask
+    rows = pc.indices_nonzero(pc.invert(slow)).take(wanted) if slow is not None else wanted
+    found = texts(rows)
+    if found is None:
+        return keep, mask
+    for name, values in found.items():
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
+        index = keep.schema.get_field_index(name)
+        column = keep.column(index).combine_chunks()
+        keep = keep.set_column(index, name, pc.replace_with_mask(column, mask, values))
+    again = needs_line(keep.take(wanted), [*DETAIL_FIELDS, *TEXT_FIELDS])
+    if not pc.any(again).as_py():
+        return keep, None
+    import numpy as np
+
+    redo = np.zeros(keep.num_rows, dtype=bool)
+    redo[wanted.filter(again).to_numpy()] = True
+    return keep, pa.array(redo)
 
 
 def _without_bad_lines(block: LineBlock, plan: ColumnPlan) -> Parsed | None:
@@ -555,21 +623,23 @@ def _without_bad_lines(block: LineBlock, plan: ColumnPlan) -> Parsed | None:
         canon, slow = plan.extract(parse_block(cleaned, plan))
     except (pa.ArrowException, NotColumnar):
         return None
-    return Parsed(canon, slow, good, bad)
+    return Parsed(canon, slow, good, bad, plan.filled, plan.texts)
+
+
+def _line_index(block: LineBlock, parsed: Parsed) -> Callable[[int], int] | None:
+    """Return row index -> 0-based line index in ``block``; None if rows and lines disagree."""
+    if parsed.lines is not None:
+        return parsed.lines.__getitem__
+    return row_lines(block, parsed.canon.num_rows)
 
 
 def _locate(
     block: LineBlock, parsed: Parsed
 ) -> tuple[Callable[[int], int], Callable[[list[int]], list[Any]]] | None:
     """Return (line number of a row, records of rows) for a parsed NDJSON block."""
-    index: Callable[[int], int]
-    if parsed.lines is not None:
-        index = parsed.lines.__getitem__
-    else:
-        found = row_lines(block, parsed.canon.num_rows)
-        if found is None:
-            return None
-        index = found
+    index = _line_index(block, parsed)
+    if index is None:
+        return None
     return (
         lambda row: block.first_line + index(row) + 1,
         lambda rows: [formats.json_line(block.line(index(r))) for r in rows],

@@ -284,52 +284,100 @@ class _Failure:
     error: Exception
 
 
-@dataclass(frozen=True)
 class LineBlock:
-    """Whole lines of a text stream: the bytes, the number of lines before them, and where
-    each newline is (so row i of a block without blank lines is line i, found without a split)."""
+    """Whole lines of a text stream: the bytes, the number of lines before them, and the
+    number of newlines in them. Where each newline is (so row i of a block without blank lines
+    is line i, found without a split) is worked out only when a line is asked for."""
 
-    data: bytes
-    first_line: int
-    newlines: Any  # numpy int64 array of offsets of b"\n" in data
-    at_eof: bool
+    __slots__ = ("_newlines", "at_eof", "data", "first_line", "newline_count")
+
+    def __init__(self, data: bytes, first_line: int, newline_count: int, at_eof: bool) -> None:
+        self.data = data
+        self.first_line = first_line
+        self.newline_count = newline_count
+        self.at_eof = at_eof
+        self._newlines: Any = None
+
+    @property
+    def newlines(self) -> Any:
+        """Return the offsets of b"\\n" in the data (numpy int64 array, computed once)."""
+        if self._newlines is None:
+            import numpy as np
+
+            self._newlines = np.flatnonzero(np.frombuffer(self.data, np.uint8) == 10)
+        return self._newlines
 
     def line(self, index: int) -> bytes:
         """Return line ``index`` (0-based) of the block, without its newline."""
-        start = int(self.newlines[index - 1]) + 1 if index else 0
-        end = int(self.newlines[index]) if index < len(self.newlines) else len(self.data)
+        newlines = self.newlines
+        start = int(newlines[index - 1]) + 1 if index else 0
+        end = int(newlines[index]) if index < len(newlines) else len(self.data)
         return self.data[start:end]
 
     @property
     def line_count(self) -> int:
         """Return how many lines (complete or final partial) the block holds."""
         partial = 1 if self.data and not self.data.endswith(b"\n") else 0
-        return len(self.newlines) + partial
+        return self.newline_count + partial
+
+
+def _count_newlines(data: bytes) -> int:
+    """Count b"\\n" in ``data``; numpy does it without holding the GIL for long."""
+    import numpy as np
+
+    return int(np.count_nonzero(np.frombuffer(data, np.uint8) == 10))
 
 
 def line_blocks(stream: BinaryIO, size: int) -> Iterator[LineBlock]:
-    """Yield blocks of about ``size`` bytes of whole lines (the last may lack its newline)."""
-    import numpy as np
+    """Yield blocks of about ``size`` bytes of whole lines (the last may lack its newline).
 
+    Each block is assembled with one copy from the pieces ``read1`` returns (the decompressor's
+    own buffers), so the thread inflating holds the GIL as little as possible. When the stream
+    breaks, the whole lines read before the break are yielded first, then the error is raised.
+    """
+    read1 = getattr(stream, "read1", stream.read)
     carry = b""
     first_line = 0
-    while True:
-        chunk = stream.read(size)
-        data = carry + chunk if carry else chunk
-        if chunk:
-            cut = data.rfind(b"\n")
-            if cut < 0:
-                carry = data
-                continue
-            block, carry = data[: cut + 1], data[cut + 1 :]
+    failure: BaseException | None = None
+    eof = False
+    while not eof and failure is None:
+        parts: list[bytes] = [carry] if carry else []
+        got, goal = len(carry), size
+        at = cut = -1
+        while True:
+            while got < goal:
+                try:
+                    part = read1(min(goal - got, 1 << 20))
+                except (EOFError, OSError, ValueError) as exc:
+                    failure = exc
+                    break
+                if not part:
+                    eof = True
+                    break
+                parts.append(part)
+                got += len(part)
+            at = len(parts) - 1
+            while at >= 0:
+                cut = parts[at].rfind(b"\n")
+                if cut >= 0:
+                    break
+                at -= 1
+            if at >= 0 or eof or failure is not None:
+                break
+            goal = got + size  # one line longer than a block: read on to its end
+        if eof:
+            block, carry = b"".join(parts), b""
+        elif at < 0:  # the stream broke inside the first line of this block: nothing whole
+            block = b""
         else:
-            block, carry = data, b""
+            block = b"".join([*parts[:at], memoryview(parts[at])[: cut + 1]])
+            carry = parts[at][cut + 1 :] + b"".join(parts[at + 1 :])
         if block:
-            newlines = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
-            yield LineBlock(block, first_line, newlines, not chunk)
-            first_line += len(newlines)
-        if not chunk:
-            return
+            count = _count_newlines(block)
+            yield LineBlock(block, first_line, count, eof)
+            first_line += count
+    if failure is not None:
+        raise failure
 
 
 def _is_json(line: bytes) -> bool:

@@ -1,0 +1,70 @@
+"""Property: the columnar fast path gives the very document the record-by-record path gives,
+whatever types the detail fields (ids, status, prompt, response) take, row by row."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from assess.core.scope import ScopeAccumulator, make_filter
+from assess.readers.advisories import get_advisory
+from assess.readers.logs import open_logs
+from assess.readers.logs.engine import SAMPLE
+from tests.scope.helpers import ndjson
+
+texts = st.one_of(
+    st.none(),
+    st.just(""),
+    st.sampled_from(["hello", "mail me at x@corp.example", "[not json", "{brace", 'é\n\t"q"']),
+    st.lists(st.fixed_dictionaries({"role": st.just("user"), "content": st.text(max_size=8)})),
+    st.fixed_dictionaries({"text": st.sampled_from(["a", "see https://h.example/x"])}),
+    st.integers(min_value=-5, max_value=10**6),
+)
+ids = st.one_of(st.none(), st.just(""), st.sampled_from(["r1", "r2", "s-9"]), st.integers(0, 99))
+records = st.fixed_dictionaries(
+    {
+        "timestamp": st.sampled_from(
+            ["2026-09-01T00:00:00Z", "2026-09-01T10:00:00.5Z", "2026-10-01T00:00:00Z"]
+        ),
+        "model": st.sampled_from(["glm-5.3", "glm-5.2"]),
+        "prompt_tokens": st.sampled_from([None, 0, 5, 681280, 700000]),
+        "account_id": st.sampled_from([None, "", "a", "b"]),
+        "request_id": ids,
+        "session_id": ids,
+        "status": st.one_of(st.none(), st.sampled_from([200, 429, "ok", ""])),
+        "prompt": texts,
+        "response": texts,
+    }
+)
+
+
+def _run(path: Path, fast: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    acc = ScopeAccumulator(make_filter(get_advisory("glm-5.3-kv-leak")), keep_text=True)
+    reader = open_logs([str(path)], "canonical", None, want_text=acc.text_mask)
+    reader.fast = fast
+    for batch in reader.batches():
+        acc.add(batch)
+    doc = acc.result(reader.preset.id, reader.inputs).model_dump(mode="json")
+    return doc, [*acc.affected.rows(), *acc.unknown.rows()]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(head=st.lists(records, max_size=5), tail=st.lists(records, max_size=30))
+def test_fast_path_document_equals_reference(
+    head: list[dict[str, Any]], tail: list[dict[str, Any]]
+) -> None:
+    # a plain head of SAMPLE lines decides the plan (text columns); the tail, read by that
+    # plan, brings every other type
+    plain = [
+        {**r, "prompt": "p", "response": "ok", "request_id": "r", "session_id": "s"}
+        for r in (head or [{"timestamp": "2026-09-01T00:00:00Z", "model": "glm-5"}])
+    ]
+    plain = (plain * SAMPLE)[:SAMPLE]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "log.ndjson"
+        path.write_bytes(ndjson([*plain, *tail]))
+        assert _run(path, fast=True) == _run(path, fast=False)
