@@ -68,3 +68,18 @@ def test_fast_path_document_equals_reference(
         path = Path(folder) / "log.ndjson"
         path.write_bytes(ndjson([*plain, *tail]))
         assert _run(path, fast=True) == _run(path, fast=False)
+
+
+def test_plan_reads_plain_text_keys_as_columns_and_leaves_the_rest_to_lines() -> None:
+    from assess.readers.logs.columnar import ColumnPlan
+    from assess.readers.logs.presets import get_preset
+
+    preset = get_preset("canonical")
+    sample = [
+        {"timestamp": "2026-09-01T00:00:00Z", "model": "m", "request_id": "r1", "status": 200},
+        {"timestamp": "2026-09-01T00:00:00Z", "model": "m", "session_id": 7, "prompt": ["x"]},
+    ]
+    plan = ColumnPlan.build(preset, sample, details=True)
+    assert plan.details == {"request_id": ["request_id"], "status": ["status"]}
+    assert plan.texts == {"response": ["response"]}  # never seen: text; prompt held a list
+    assert ColumnPlan.build(preset, sample).filled == ()

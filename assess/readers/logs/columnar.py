@@ -209,8 +209,8 @@ class ColumnPlan:
 def _detail_columns(
     preset: Preset, records: list[dict[str, Any]], tree: dict[str, Any]
 ) -> dict[str, list[str]]:
-    """Return the detail fields whose every path is a top-level key holding text in the sample
-    (status: text or integers), so a text column gives what the reference path gives.
+    """Return the detail fields whose every path is a plain top-level key (no dot) holding text in
+    the sample (status: text or integers), so a text column gives what the reference path gives.
 
     A value of another type later (a list of messages, say) comes back as JSON text starting
     with ``[`` or ``{``; the reader re-reads such rows from their line (see ``needs_line``).
@@ -223,8 +223,8 @@ def _detail_columns(
             continue
         fits = True
         for path in paths:
-            if "." in path and not any(path in record for record in records):
-                fits = False  # (maybe) a nested path, not a top-level key
+            if "." in path:
+                fits = False  # a nested path (or a dotted key that could be nested later)
             for record in records:
                 value = record.get(path)
                 if value is not None and (
