@@ -214,6 +214,8 @@ def _detail_columns(
 
     A value of another type later (a list of messages, say) comes back as JSON text starting
     with ``[`` or ``{``; the reader re-reads such rows from their line (see ``needs_line``).
+    Known difference left: a float where the sample held text or integers reads as polars
+    prints it (``200`` for ``200.0``, where the reference path gives ``200.0``).
     """
     planned: dict[str, list[str]] = {}
     for name in DETAIL_FIELDS + TEXT_FIELDS:
