@@ -18,18 +18,9 @@ from assess.core.scope import ScopeAccumulator, make_filter
 from assess.models.scope import ScopeResult
 from assess.readers.advisories import get_advisory
 from assess.readers.logs import open_logs
+from assess.readers.logs.presets import CANONICAL_FIELDS
 
-FIELDS = [
-    "timestamp",
-    "model",
-    "prompt_tokens",
-    "request_id",
-    "account_id",
-    "session_id",
-    "status",
-    "prompt",
-    "response",
-]
+FIELDS = list(CANONICAL_FIELDS)  # the canonical preset's columns, in order
 
 
 def ndjson(records: Sequence[dict[str, Any] | str]) -> bytes:
