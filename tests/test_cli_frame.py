@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -85,3 +86,53 @@ def test_every_command_has_help_with_an_example() -> None:
         proc = _assess(*path, "--help")
         assert proc.returncode == 0, (path, proc.stderr)
         assert "Example: assess " in proc.stdout, path
+
+
+def test_output_is_complete_when_the_run_skips_interpreter_teardown(tmp_path: Any) -> None:
+    """main() leaves with os._exit: what a command printed must be flushed first, and its
+    exit code kept (1: the sample log holds affected requests)."""
+    proc = _assess("scope", "samples/logs/litellm.ndjson", "--json", "-")
+    assert proc.returncode == 1, proc.stderr
+    document = json.loads(proc.stdout)
+    assert document["kind"] == "assess.scope"
+    assert document["exit_code"] == 1
+
+
+def test_a_reader_that_left_gets_no_traceback() -> None:
+    """`assess ... | head` where the reader is gone before anything is written: the run ends
+    quietly, with rich's exit code for a broken pipe (1), and no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "assess", "scope", "samples/logs/litellm.ndjson"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 1
+    assert proc.stderr == ""
+
+
+def test_leave_flushes_and_maps_exit_codes(monkeypatch: Any, capsys: Any) -> None:
+    """_leave maps a SystemExit code as sys.exit does and flushes before os._exit."""
+    import io
+
+    from assess import cli
+
+    codes: list[int] = []
+    monkeypatch.setattr(cli.os, "_exit", codes.append)
+    raw = io.BytesIO()
+    buffered = io.TextIOWrapper(io.BufferedWriter(raw, buffer_size=1 << 16))  # type: ignore[arg-type]
+    monkeypatch.setattr(sys, "stdout", buffered)
+    buffered.write("kept")
+    cli._leave(None)
+    assert raw.getvalue() == b"kept"
+    cli._leave(2)
+    monkeypatch.setattr(sys, "stdout", sys.__stdout__)
+    cli._leave("why it stopped")
+    assert codes == [0, 2, 1]
+    assert "why it stopped" in capsys.readouterr().err

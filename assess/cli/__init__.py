@@ -14,7 +14,7 @@ import importlib
 import os
 import sys
 import traceback
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -122,4 +122,29 @@ def main() -> None:
         application()
     except AssessError as exc:  # raised outside a command (e.g. while building options)
         typer.echo(f"error: {exc.render()}", err=True)
-        sys.exit(exc.exit_code)
+        _leave(exc.exit_code)
+    except SystemExit as exc:  # typer ends every run with one
+        _leave(exc.code)
+    _leave(0)
+
+
+def _leave(code: object) -> NoReturn:
+    """Exit with ``code`` (as ``sys.exit`` reads it) without tearing the interpreter down.
+
+    Every output is written, closed and renamed into place before a command returns, so the
+    teardown would only free memory the system takes back anyway, and it is not free: after a
+    scope run it collects every object the imports made (about 0.2 s).
+    """
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (assess ... | head): nothing left to say
+            pass
+    os._exit(status)
