@@ -285,27 +285,22 @@ class _Failure:
 
 
 class LineBlock:
-    """Whole lines of a text stream: the bytes, the number of lines before them, and the
-    number of newlines in them. Where each newline is (so row i of a block without blank lines
-    is line i, found without a split) is worked out only when a line is asked for."""
+    """Whole lines of a text stream: the bytes, the number of lines before them, and where each
+    newline is (so row i of a block without blank lines is line i, found without a split)."""
 
-    __slots__ = ("_newlines", "at_eof", "data", "first_line", "newline_count")
+    __slots__ = ("at_eof", "data", "first_line", "newlines")
 
-    def __init__(self, data: bytes, first_line: int, newline_count: int, at_eof: bool) -> None:
+    def __init__(self, data: bytes, first_line: int, newlines: Any, at_eof: bool) -> None:
+        """``newlines``: the offsets of b"\\n" in ``data`` (see :func:`newline_offsets`)."""
         self.data = data
         self.first_line = first_line
-        self.newline_count = newline_count
+        self.newlines = newlines
         self.at_eof = at_eof
-        self._newlines: Any = None
 
     @property
-    def newlines(self) -> Any:
-        """Return the offsets of b"\\n" in the data (numpy int64 array, computed once)."""
-        if self._newlines is None:
-            import numpy as np
-
-            self._newlines = np.flatnonzero(np.frombuffer(self.data, np.uint8) == 10)
-        return self._newlines
+    def newline_count(self) -> int:
+        """Return how many newlines the block holds."""
+        return len(self.newlines)
 
     def line(self, index: int) -> bytes:
         """Return line ``index`` (0-based) of the block, without its newline."""
@@ -318,14 +313,18 @@ class LineBlock:
     def line_count(self) -> int:
         """Return how many lines (complete or final partial) the block holds."""
         partial = 1 if self.data and not self.data.endswith(b"\n") else 0
-        return self.newline_count + partial
+        return len(self.newlines) + partial
 
 
-def _count_newlines(data: bytes) -> int:
-    """Count b"\\n" in ``data``; numpy does it without holding the GIL for long."""
+def newline_offsets(data: bytes) -> Any:
+    """Return the offsets of b"\\n" in ``data`` as a numpy int64 array.
+
+    One pass that releases the GIL for most of its time, done in the thread that inflates: the
+    count gives line numbers, the offsets let a block hand out single lines without a split.
+    """
     import numpy as np
 
-    return int(np.count_nonzero(np.frombuffer(data, np.uint8) == 10))
+    return np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
 
 
 def line_blocks(stream: BinaryIO, size: int) -> Iterator[LineBlock]:
@@ -373,9 +372,9 @@ def line_blocks(stream: BinaryIO, size: int) -> Iterator[LineBlock]:
             block = b"".join([*parts[:at], memoryview(parts[at])[: cut + 1]])
             carry = parts[at][cut + 1 :] + b"".join(parts[at + 1 :])
         if block:
-            count = _count_newlines(block)
-            yield LineBlock(block, first_line, count, eof)
-            first_line += count
+            newlines = newline_offsets(block)
+            yield LineBlock(block, first_line, newlines, eof)
+            first_line += len(newlines)
     if failure is not None:
         raise failure
 
