@@ -136,3 +136,41 @@ def test_leave_flushes_and_maps_exit_codes(monkeypatch: Any, capsys: Any) -> Non
     cli._leave("why it stopped")
     assert codes == [0, 2, 1]
     assert "why it stopped" in capsys.readouterr().err
+
+
+def test_scope_runs_without_importing_pandas() -> None:
+    """pyarrow would import pandas (0.2 s) on its first pa.array; the scope command stops that."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "assess",
+            "scope",
+            "samples/logs/litellm.ndjson",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()]
+    assert "pyarrow.lib" in imported
+    assert not [name for name in imported if name.startswith("pandas.")]
+
+
+def test_pandas_still_imports_after_pyarrow_was_told_it_is_missing() -> None:
+    code = (
+        "import sys\n"
+        "from assess.cli import _pyarrow_without_pandas\n"
+        "_pyarrow_without_pandas()\n"
+        "import pyarrow as pa\n"
+        "pa.table({'a': pa.array([1])})\n"
+        "assert 'pandas' not in sys.modules\n"
+        "import pandas\n"
+        "print(pandas.DataFrame({'a': [1]}).shape)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "(1, 1)"

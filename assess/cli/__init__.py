@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import importlib.abc
 import os
 import sys
 import traceback
@@ -115,7 +116,10 @@ def main() -> None:
     # numpy (imported by pyarrow) starts OpenBLAS worker threads that spin on a 2-core machine;
     # assess does no linear algebra. Only a default: the user's own setting wins.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    application = build_app(_command_in(sys.argv[1:]))
+    command = _command_in(sys.argv[1:])
+    if command in _READ_LOGS:
+        _pyarrow_without_pandas()
+    application = build_app(command)
     # the objects made by imports live for the whole run: keep them out of every collection
     gc.freeze()
     try:
@@ -126,6 +130,39 @@ def main() -> None:
     except SystemExit as exc:  # typer ends every run with one
         _leave(exc.code)
     _leave(0)
+
+
+#: Commands that read request logs through pyarrow.
+_READ_LOGS = frozenset({"scope", "report"})
+
+
+def _pyarrow_without_pandas() -> None:
+    """Let pyarrow find no pandas in this process.
+
+    pyarrow imports pandas the first time ``pa.array`` or ``pa.table`` checks whether it was
+    handed a pandas object: 0.2 s, holding the GIL that the log reader's threads need at the
+    start of a run. assess never hands it one. pyarrow tries that import once and keeps the
+    answer, so the try is made to fail here; ``import pandas`` itself works again afterwards.
+    """
+    if "pandas" in sys.modules:
+        return
+    import pyarrow as pa
+
+    blocker = _NoPandas()
+    sys.meta_path.insert(0, blocker)
+    try:
+        pa.array([0])
+    finally:
+        sys.meta_path.remove(blocker)
+
+
+class _NoPandas(importlib.abc.MetaPathFinder):
+    """An import finder that says pandas is not installed."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if fullname == "pandas":
+            raise ModuleNotFoundError("pandas is kept out of this run", name=fullname)
+        return None
 
 
 def _leave(code: object) -> NoReturn:
