@@ -83,3 +83,42 @@ def test_release_candidates_of_the_fix_are_affected() -> None:
     assert not engine.is_affected("0.5.22")
     assert not engine.is_affected("0.5.22.post1")
     assert not engine.is_affected("0.6.0rc1")
+
+
+def _yaml_files() -> list[Path]:
+    root = Path(__file__).resolve().parents[1]
+    found = [
+        p
+        for folder in ("advisories", "questionnaires", "assess", "samples", "tests")
+        for p in (root / folder).rglob("*.y*ml")
+    ]
+    assert len(found) > 10
+    return sorted(found)
+
+
+def test_libyaml_parser_gives_what_the_python_parser_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """parse_yaml composes with libyaml when PyYAML has it; values, lines and duplicates must be
+    what the pure-Python parser gives, for every YAML file the project ships or tests with."""
+    from assess.readers import structured
+
+    compared = 0
+    for path in _yaml_files():
+        text = path.read_text(encoding="utf-8")
+        try:
+            fast = parse_yaml(text, str(path), collect_duplicates=True)
+        except InputError as exc:
+            fast_error: str | None = exc.render()
+        else:
+            fast_error = None
+        with monkeypatch.context() as patch:
+            patch.setattr(structured, "_FastLineLoader", structured._LineLoader)
+            try:
+                slow = parse_yaml(text, str(path), collect_duplicates=True)
+            except InputError as exc:
+                assert fast_error is not None, path
+                assert fast_error.split(":")[:2] == exc.render().split(":")[:2], path
+                continue
+        assert fast_error is None, (path, fast_error)
+        assert (fast.data, fast.lines, fast.duplicates) == (slow.data, slow.lines, slow.duplicates)
+        compared += 1
+    assert compared > 10

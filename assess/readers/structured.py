@@ -61,6 +61,14 @@ _LineLoader.add_implicit_resolver(
 )
 
 
+class _FastLineLoader(getattr(yaml, "CSafeLoader", _LineLoader)):  # type: ignore[misc]
+    """The same resolvers over libyaml's parser (when PyYAML has it): composing the nodes is
+    about 8x faster, which every command pays at start for the presets and advisories."""
+
+
+_FastLineLoader.yaml_implicit_resolvers = _LineLoader.yaml_implicit_resolvers
+
+
 def _walk(
     node: yaml.Node,
     loader: _LineLoader,
@@ -125,7 +133,7 @@ def parse_yaml(text: str, source: str = "<text>", collect_duplicates: bool = Fal
     Raises:
         InputError: on a syntax error, a duplicate key (unless collected) or an empty document.
     """
-    loader = _LineLoader(text)
+    loader = _FastLineLoader(text)
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
