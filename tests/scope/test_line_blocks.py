@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assess.readers.logs.sources import line_blocks
 
@@ -29,3 +32,27 @@ def test_blocks_hold_whole_lines_and_number_them(size: int) -> None:
 
 def test_empty_stream_gives_no_block() -> None:
     assert list(line_blocks(io.BytesIO(b""), 8)) == []
+
+
+@given(
+    lines=st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+    final_newline=st.booleans(),
+    pick=st.data(),
+)
+def test_join_lines_gives_the_chosen_lines_as_ndjson(
+    lines: list[bytes], final_newline: bool, pick: st.DataObject
+) -> None:
+    """join_lines(indices) == the chosen lines, each with its newline (none after a final line
+    that has none), whatever the block: blank lines, no final newline, one line, none chosen."""
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    blocks = list(line_blocks(io.BytesIO(data), 1 << 20))
+    if not data:
+        assert blocks == []
+        return
+    (block,) = blocks
+    count = block.line_count
+    chosen = sorted(pick.draw(st.sets(st.integers(0, count - 1))))
+    expected = b"".join(
+        block.line(i) + (b"\n" if i < block.newline_count else b"") for i in chosen
+    )
+    assert block.join_lines(np.array(chosen, dtype=np.int64)) == expected

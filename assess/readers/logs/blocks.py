@@ -43,19 +43,22 @@ class TextRows:
     """The planned prompt/response texts of chosen rows of a block, read from their lines by
     polars (most rows' texts are never needed, so they are not parsed with the block)."""
 
-    def __init__(self, line_of: Callable[[int], bytes], texts: dict[str, list[str]]) -> None:
-        self._line_of = line_of
+    def __init__(self, block: LineBlock, numbers: Any, texts: dict[str, list[str]]) -> None:
+        """``numbers``: the 0-based line index in ``block`` of each row (numpy array)."""
+        self._block = block
+        self._numbers = numbers
         self._texts = texts
 
     def __call__(self, rows: pa.Array) -> dict[str, Any] | None:
-        """Return name -> text array of ``rows`` (row indices), or None if polars refuses."""
+        """Return name -> text array of ``rows`` (ascending row indices), or None if polars
+        refuses (the reference path then reads those rows)."""
         import polars as pl
 
         paths = [p for ps in self._texts.values() for p in ps]
-        lines = b"\n".join(self._line_of(row) for row in rows.to_pylist())
+        lines = self._block.join_lines(self._numbers[rows.to_numpy(zero_copy_only=False)])
         try:
             frame = pl.read_ndjson(io.BytesIO(lines), schema=dict.fromkeys(paths, pl.String))
-        except Exception:  # the reference path then reads these rows
+        except Exception:
             return None
         if frame.height != len(rows):
             return None

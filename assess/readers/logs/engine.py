@@ -562,10 +562,21 @@ class Parsed:
 def _text_rows(block: LineBlock, parsed: Parsed) -> TextRows | None:
     """Return the reader of the planned texts of a parsed block's rows (None: none planned, or
     rows and lines disagree)."""
-    index = _line_index(block, parsed) if parsed.texts else None
-    if index is None:
+    if not parsed.texts:
         return None
-    return TextRows(lambda row: block.line(index(row)), parsed.texts)
+    import numpy as np
+
+    numbers: Any
+    if parsed.lines is not None:
+        numbers = parsed.lines
+    elif block.line_count == parsed.canon.num_rows:  # no blank lines: row i is line i
+        numbers = np.arange(parsed.canon.num_rows)
+    else:
+        index = row_lines(block, parsed.canon.num_rows)
+        if index is None:
+            return None
+        numbers = [index(row) for row in range(parsed.canon.num_rows)]
+    return TextRows(block, np.asarray(numbers, dtype=np.int64), parsed.texts)
 
 
 def _columnar_details(
