@@ -52,7 +52,5 @@ def test_join_lines_gives_the_chosen_lines_as_ndjson(
     (block,) = blocks
     count = block.line_count
     chosen = sorted(pick.draw(st.sets(st.integers(0, count - 1))))
-    expected = b"".join(
-        block.line(i) + (b"\n" if i < block.newline_count else b"") for i in chosen
-    )
+    expected = b"".join(block.line(i) + (b"\n" if i < block.newline_count else b"") for i in chosen)
     assert block.join_lines(np.array(chosen, dtype=np.int64)) == expected

@@ -330,7 +330,8 @@ class LineBlock:
         if not len(picked) or values is None:
             return b""
         at = np.frombuffer(bounds, np.int64)[picked.offset : picked.offset + len(picked) + 1]
-        return values[int(at[0]) : int(at[-1])].to_pybytes()  # the buffer may hold padding
+        text: bytes = values[int(at[0]) : int(at[-1])].to_pybytes()  # the buffer may hold padding
+        return text
 
     @property
     def line_count(self) -> int:
