@@ -106,6 +106,6 @@ def _to_arrow(frame: Any) -> pa.Table:
 
     Through the Arrow C stream, this is one call that holds the GIL briefly, where
     ``DataFrame.to_arrow`` takes it again for every chunk of every column and copies the text:
-    with the main thread busy in Python, that waited up to 800 ms per 8 MB block here.
+    with the main thread busy in Python, that waited up to 800 ms for an 8 MB block here.
     """
     return pa.table(frame)

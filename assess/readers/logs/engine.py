@@ -53,7 +53,9 @@ from assess.renderers.output import ProgressCallback
 #: Given a canonical table, return the mask of rows whose prompt/response text is needed.
 WantText = Callable[[pa.Table], Any]
 
-BLOCK = 8 << 20
+#: NDJSON block size: 16 MB was 15% faster than 8 MB at 5M rows (fewer per-block steps) for
+#: +95 MB peak RSS (394 MB); see README "Speed and memory".
+BLOCK = 16 << 20
 DEPTH = 2
 _DETAILS = (*DETAIL_FIELDS, "prompt", "response")
 ROWS_PER_BATCH = 50_000

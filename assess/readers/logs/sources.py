@@ -164,7 +164,7 @@ class Salvaging(io.BufferedIOBase):
     """A decompressed stream whose ``read(n)`` keeps the bytes it got before the stream broke.
 
     ``BufferedReader.read(n)`` drops everything it gathered in that call when the source raises
-    (a truncated gzip lost up to a whole 8 MB block of good lines). Here the bytes gathered are
+    (a truncated gzip lost up to a whole block of good lines). Here the bytes gathered are
     returned, and the error is raised by the next call, where the reader reports the break.
     """
 
