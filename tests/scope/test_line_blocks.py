@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from assess.readers.logs import sources
 from assess.readers.logs.sources import line_blocks
 
 DATA = b'{"a":1}\n\n' + b"x" * 50 + b"\n  \n" + b'{"b":"' + b"y" * 30 + b'"}\n{"c":3}'
@@ -54,3 +55,13 @@ def test_join_lines_gives_the_chosen_lines_as_ndjson(
     chosen = sorted(pick.draw(st.sets(st.integers(0, count - 1))))
     expected = b"".join(block.line(i) + (b"\n" if i < block.newline_count else b"") for i in chosen)
     assert block.join_lines(np.array(chosen, dtype=np.int64)) == expected
+
+
+@given(data=st.binary(max_size=200), step=st.integers(1, 40))
+def test_newline_offsets_in_steps_find_every_newline(data: bytes, step: int) -> None:
+    """The stepped scan gives exactly the offsets of every b"\\n", across step boundaries."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sources, "_NEWLINE_STEP", step)
+        found = sources.newline_offsets(data)
+    assert found.dtype == np.int64
+    assert found.tolist() == [i for i, byte in enumerate(data) if byte == 10]

@@ -343,12 +343,25 @@ class LineBlock:
 def newline_offsets(data: bytes) -> Any:
     """Return the offsets of b"\\n" in ``data`` as a numpy int64 array.
 
-    One pass that releases the GIL for most of its time, done in the thread that inflates: the
-    count gives line numbers, the offsets let a block hand out single lines without a split.
+    Done in the thread that inflates, in 256 KB steps: the comparison's mask stays in the CPU's
+    cache and is reused, where one mask over a whole 16 MB block cost a third more (page faults
+    and three passes through memory). The count gives line numbers; the offsets let a block hand
+    out single lines without a split.
     """
     import numpy as np
 
-    return np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    raw = np.frombuffer(data, np.uint8)
+    mask = np.empty(min(len(raw), _NEWLINE_STEP), dtype=bool)
+    found = []
+    for start in range(0, len(raw), _NEWLINE_STEP):
+        part = raw[start : start + _NEWLINE_STEP]
+        step = mask[: len(part)]
+        np.equal(part, 10, out=step)
+        found.append(np.flatnonzero(step) + start)
+    return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
+
+
+_NEWLINE_STEP = 1 << 18
 
 
 def line_blocks(stream: BinaryIO, size: int) -> Iterator[LineBlock]:
