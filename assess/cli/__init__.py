@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-import importlib.abc
 import os
 import sys
 import traceback
@@ -156,8 +155,8 @@ def _pyarrow_without_pandas() -> None:
         sys.meta_path.remove(blocker)
 
 
-class _NoPandas(importlib.abc.MetaPathFinder):
-    """An import finder that says pandas is not installed."""
+class _NoPandas:
+    """An import finder (``sys.meta_path`` entry) that says pandas is not installed."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
         if fullname == "pandas":

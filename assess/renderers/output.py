@@ -10,14 +10,6 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 
 def stdout_console() -> Console:
@@ -53,6 +45,16 @@ def progress_bar(description: str, unit_bytes: bool = True) -> Iterator[Progress
     if not sys.stderr.isatty():
         yield _noop
         return
+    # imported here: 40 ms that a run without a terminal (CI, a pipe) does not need
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
     columns: list[Any] = [TextColumn("{task.description}"), BarColumn()]
     if unit_bytes:
         columns += [DownloadColumn(), TransferSpeedColumn()]
