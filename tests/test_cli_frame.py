@@ -7,9 +7,12 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from assess import __version__
+
+SAMPLE = str(Path(__file__).resolve().parents[1] / "samples" / "logs" / "litellm.ndjson")
 
 
 def _assess(*args: str) -> subprocess.CompletedProcess[str]:
@@ -91,7 +94,7 @@ def test_every_command_has_help_with_an_example() -> None:
 def test_output_is_complete_when_the_run_skips_interpreter_teardown(tmp_path: Any) -> None:
     """main() leaves with os._exit: what a command printed must be flushed first, and its
     exit code kept (1: the sample log holds affected requests)."""
-    proc = _assess("scope", "samples/logs/litellm.ndjson", "--json", "-")
+    proc = _assess("scope", SAMPLE, "--json", "-")
     assert proc.returncode == 1, proc.stderr
     document = json.loads(proc.stdout)
     assert document["kind"] == "assess.scope"
@@ -105,7 +108,7 @@ def test_a_reader_that_left_gets_no_traceback() -> None:
     os.close(read_end)
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "assess", "scope", "samples/logs/litellm.ndjson"],
+            [sys.executable, "-m", "assess", "scope", SAMPLE],
             stdout=write_end,
             stderr=subprocess.PIPE,
             text=True,
@@ -148,7 +151,7 @@ def test_scope_runs_without_importing_pandas() -> None:
             "-m",
             "assess",
             "scope",
-            "samples/logs/litellm.ndjson",
+            SAMPLE,
         ],
         capture_output=True,
         text=True,
