@@ -177,3 +177,18 @@ def test_pandas_still_imports_after_pyarrow_was_told_it_is_missing() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "(1, 1)"
+
+
+def test_advisory_json_is_versioned_like_every_other_document() -> None:
+    """`advisories list|show --json` carry schema_version and kind; show keeps every field of
+    the advisory at the top level beside them."""
+    listed = json.loads(_assess("advisories", "list", "--json").stdout)
+    assert (listed["schema_version"], listed["kind"]) == (1, "assess.advisories")
+    assert "glm-5.3-kv-leak" in [a["id"] for a in listed["advisories"]]
+    proc = _assess("advisories", "show", "glm-5.3-kv-leak", "--json")
+    assert proc.returncode == 0, proc.stderr
+    shown = json.loads(proc.stdout)
+    assert (shown["schema_version"], shown["kind"]) == (1, "assess.advisory")
+    assert shown["id"] == "glm-5.3-kv-leak"
+    assert shown["models"]["names"] == ["glm-5.3"]
+    assert shown["leaked_responses"] == 155

@@ -34,6 +34,7 @@ def register(app: typer.Typer) -> None:
                 to_json(
                     {
                         "schema_version": 1,
+                        "kind": "assess.advisories",
                         "advisories": [
                             {"id": a.id, "title": a.title, "platform": a.platform}
                             for a in catalogue.values()
@@ -67,7 +68,8 @@ def register(app: typer.Typer) -> None:
         """
         adv = get_advisory(advisory_id)
         if json_out:
-            typer.echo(to_json(adv), nl=False)
+            document = {"schema_version": 1, "kind": "assess.advisory"}
+            typer.echo(to_json({**document, **adv.model_dump(mode="json")}), nl=False)
             return
         console = stdout_console()
         console.print(f"[bold]{adv.id}[/bold]: {adv.title}")
