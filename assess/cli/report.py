@@ -98,6 +98,8 @@ def run_report(req: ReportRequest, out: Path, formats: tuple[str, ...]) -> None:
     typer.echo("Wrote:")
     for path in written.paths:
         typer.echo(f"  {path}")
+    for path in written.removed:
+        typer.echo(f"Removed {path}: left by an earlier review, not part of this one")
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from assess import __version__
 from assess.atomic import write_bytes
-from assess.errors import UsageError
+from assess.errors import OutputError, UsageError
 from assess.models.report import Manifest, ManifestEntry, Report, ReportInput, Tool
 
 FORMATS = ("html", "pdf", "json")
@@ -31,10 +31,12 @@ MANIFEST_JSON = "manifest.json"
 
 @dataclass(frozen=True)
 class WrittenReview:
-    """The files written, in the order they were written, and the manifest."""
+    """The files written, in the order they were written, the manifest, and the review files of
+    an earlier run that this one did not write and so removed."""
 
     paths: list[Path]
     manifest: Manifest
+    removed: tuple[Path, ...] = ()
 
 
 def parse_formats(value: str) -> tuple[str, ...]:
@@ -136,9 +138,34 @@ def write_review(
     if affected_rows is not None:
         outputs[AFFECTED_CSV] = affected_csv_bytes(affected_rows)
     paths = [write_bytes(out_dir / name, data) for name, data in outputs.items()]
+    removed = _remove_stale(out_dir, set(outputs))
     manifest = build_manifest(report.inputs, outputs, command, report.generated_at)
     paths.append(write_bytes(out_dir / MANIFEST_JSON, manifest_bytes(manifest)))
-    return WrittenReview(paths=paths, manifest=manifest)
+    return WrittenReview(paths=paths, manifest=manifest, removed=removed)
+
+
+def _remove_stale(out_dir: Path, written: set[str]) -> tuple[Path, ...]:
+    """Remove the review files an earlier run left in ``out_dir`` that this run did not write
+    (a PDF from a run with ``--format pdf``, the affected requests of a run that had logs), so
+    the folder holds one review, the one its manifest lists. Only assess's own file names.
+
+    Raises:
+        OutputError: when such a file cannot be removed.
+    """
+    removed = []
+    for name in (REPORT_JSON, REPORT_HTML, REPORT_PDF, AFFECTED_CSV):
+        path = out_dir / name
+        if name in written or not path.is_file():
+            continue
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise OutputError(
+                f"{path}: left by an earlier review and cannot be removed ({exc.strerror or exc})",
+                "Remove it, or write the review into an empty folder.",
+            ) from exc
+        removed.append(path)
+    return tuple(removed)
 
 
 def build_manifest(

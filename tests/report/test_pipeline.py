@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from assess.cli import app
 from assess.cli.report import DEMO_LOGS, DEMO_PROBE, DEMO_SERVERLOGS, DEMO_VENDOR
 from assess.resources import data_dir
-from tests.report.conftest import invoke
+from tests.report.conftest import copy_assets, full_args, invoke
 
 SAMPLES = data_dir("samples")
 
@@ -216,3 +216,23 @@ def test_a_probe_document_missing_a_field_is_a_clean_exit_2(module_tmp: Path) ->
     assert f"{probe}: leak_found: Field required" in result.output
     assert "Traceback" not in result.output
     assert not (module_tmp / "never").exists()
+
+
+def test_a_review_written_over_an_earlier_one_leaves_none_of_its_files(module_tmp: Path) -> None:
+    """The folder ends up holding one review, the one its manifest lists: files of the earlier
+    run that this one does not write are removed (and said so); other files stay."""
+    src = copy_assets(module_tmp / "overwrite-src")
+    out = module_tmp / "overwrite"
+    first = invoke(*full_args(src, out, "--format", "json,html"))
+    assert first.exit_code in (0, 1), first.output
+    assert (out / "report.html").is_file()
+    (out / "notes.txt").write_text("the reviewer's own notes")
+    second = invoke(*full_args(src, out, "--format", "json"))
+    assert second.exit_code in (0, 1), second.output
+    assert not (out / "report.html").exists()
+    assert f"Removed {out / 'report.html'}" in second.output
+    assert (out / "notes.txt").read_text() == "the reviewer's own notes"
+    manifest = json.loads((out / "manifest.json").read_text())
+    listed = {entry["path"] for entry in manifest["outputs"]}
+    on_disk = {p.name for p in out.iterdir()} - {"manifest.json", "notes.txt"}
+    assert listed == on_disk
