@@ -53,8 +53,8 @@ from assess.renderers.output import ProgressCallback
 #: Given a canonical table, return the mask of rows whose prompt/response text is needed.
 WantText = Callable[[pa.Table], Any]
 
-#: NDJSON block size: 16 MB was 15% faster than 8 MB at 5M rows (fewer per-block steps) for
-#: +95 MB peak RSS (394 MB); see README "Speed and memory".
+#: NDJSON block size: 16 MB was 6-15% faster than 8 MB (fewer per-block steps) for about 100 MB
+#: more peak RSS (360-410 MB in the benchmark); see README "Speed and memory".
 BLOCK = 16 << 20
 DEPTH = 2
 _DETAILS = (*DETAIL_FIELDS, "prompt", "response")
