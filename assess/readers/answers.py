@@ -28,12 +28,38 @@ def read_answers_document(path: Path | str) -> Located:
     text = read_text(p)
     if p.suffix.lower() != ".json":
         return parse_yaml(text, str(p), collect_duplicates=True)
-    doc = parse_json(text, str(p))
+    try:
+        doc = parse_json(text, str(p))
+    except InputError:
+        repeated = _json_duplicates(text, str(p))
+        if repeated is None:
+            raise
+        return repeated
     try:
         lined = parse_yaml(text, str(p))
     except InputError:
         return doc
     return lined if lined.data == doc.data else doc
+
+
+def _json_duplicates(text: str, source: str) -> Located | None:
+    """Return a JSON answers file with repeated keys as the YAML reader gives it (every repeat
+    with its line, the first entry kept), so each is reported beside the other problems; None
+    when the text is not JSON with repeats that the YAML reader reads to the same values."""
+    import json
+
+    def first_wins(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        kept: dict[str, object] = {}
+        for key, value in pairs:
+            kept.setdefault(key, value)
+        return kept
+
+    try:
+        data = json.loads(text, object_pairs_hook=first_wins)
+        lined = parse_yaml(text, source, collect_duplicates=True)
+    except (ValueError, InputError):
+        return None
+    return lined if lined.duplicates and lined.data == data else None
 
 
 def load_answers(path: Path | str, bank: Questionnaire) -> AnswerSet:

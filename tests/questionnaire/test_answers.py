@@ -163,3 +163,32 @@ def test_an_impossible_date_is_one_problem_among_others() -> None:
         load_answers_and_bank(Q / "impossible-date.yaml")
     assert "impossible-date.yaml:3: date: Input should be a valid date" in info.value.message
     assert "impossible-date.yaml:6: deployment.mode: enum: 'hybrid'" in info.value.message
+
+
+def test_every_repeated_key_of_a_json_answers_file_is_reported_with_its_line(
+    tmp_path: Path,
+) -> None:
+    """JSON answers with repeats: all of them, each with its lines, beside the other problems
+    (the JSON reader alone stopped at the first one, with no line)."""
+    path = tmp_path / "dupe.json"
+    path.write_text(
+        '{\n  "vendor": "Ex",\n  "date": "2026-11-01",\n  "answers": {\n'
+        '    "engine.name": "sglang",\n    "engine.version": "0.5.x",\n'
+        '    "engine.name": "vllm",\n    "engine.version": "0.5.21"\n  }\n}\n'
+    )
+    with pytest.raises(InputError) as info:
+        load_answers(path, shipped_questionnaire())
+    lines = info.value.message.splitlines()
+    assert lines[0].startswith(f"{path}:5: engine.name: duplicate key: given again on line 7")
+    assert lines[1].startswith(f"{path}:6: engine.version: duplicate key: given again on line 8")
+    assert lines[2].startswith(f"{path}:6: engine.version: version: '0.5.x' is not a version")
+    assert len(lines) == 3
+
+
+def test_a_json_file_that_reads_otherwise_as_yaml_keeps_the_json_error(tmp_path: Path) -> None:
+    """Where YAML would read other values (1e3 is text in YAML 1.1), the repeat is reported by
+    the JSON reader, without a line, rather than with values the file does not hold."""
+    path = tmp_path / "dupe-float.json"
+    path.write_text('{"vendor": "Ex", "date": "2026-11-01", "x": 1e3, "vendor": "Ey"}\n')
+    with pytest.raises(InputError, match="duplicate key 'vendor'"):
+        load_answers(path, shipped_questionnaire())
