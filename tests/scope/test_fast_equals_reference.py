@@ -7,12 +7,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assess.core.scope import ScopeAccumulator, make_filter
 from assess.readers.advisories import get_advisory
-from assess.readers.logs import open_logs
+from assess.readers.logs import engine, open_logs
 from assess.readers.logs.engine import SAMPLE
 from tests.scope.helpers import ndjson
 
@@ -83,3 +84,59 @@ def test_plan_reads_plain_text_keys_as_columns_and_leaves_the_rest_to_lines() ->
     assert plan.details == {"request_id": ["request_id"], "status": ["status"]}
     assert plan.texts == {"response": ["response"]}  # never seen: text; prompt held a list
     assert ColumnPlan.build(preset, sample).filled == ()
+
+
+plain_records = st.fixed_dictionaries(
+    {
+        "timestamp": st.sampled_from(["2026-09-01T00:00:00Z", "2026-10-01T00:00:00Z"]),
+        "model": st.sampled_from(["glm-5.3", "glm-5.2"]),
+        "prompt_tokens": st.sampled_from([None, 5, 700000]),
+        "account_id": st.sampled_from(["a", "b"]),
+        "request_id": st.sampled_from(["r1", "r2"]),
+        "session_id": st.just("s"),
+        "status": st.just(200),
+        "prompt": st.sampled_from(["p", "q", "mail x@corp.example", "r" * 40]),
+        "response": st.sampled_from(["ok", "see https://h.example/x", "[not json"]),
+    }
+)
+blank_lines = st.sampled_from(["", "   "])
+bad_lines = st.sampled_from(['{"timestamp": "2026-09-01T00:', "\x00\x01junk", "[1, 2]"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    draw=st.data(),
+    block=st.integers(256, 4096),
+    crlf=st.booleans(),
+    junk=st.booleans(),
+)
+def test_fast_path_equals_reference_whatever_the_lines_and_blocks(
+    draw: st.DataObject, block: int, crlf: bool, junk: bool
+) -> None:
+    """Blank and whitespace lines, malformed lines, CRLF endings and blocks cut anywhere: the fast
+    path (line numbers, texts gathered by line) gives the reference path's document and rows."""
+    plain = [
+        {
+            "timestamp": "2026-09-01T00:00:00Z",
+            "model": "glm-5.3",
+            "prompt_tokens": 700000,
+            "account_id": "a",
+            "request_id": "r",
+            "session_id": "s",
+            "status": 200,
+            "prompt": "p",
+            "response": "ok",
+        }
+    ] * SAMPLE
+    # blank lines only: polars refuses no line, so rows are matched to lines by skipping blanks;
+    # with junk: the refused lines are taken out and the rest parsed again
+    odd = st.one_of(blank_lines, bad_lines) if junk else blank_lines
+    tail = draw.draw(st.lists(st.one_of(plain_records, odd), min_size=4, max_size=40))
+    data = ndjson([*plain, *tail])
+    if crlf:
+        data = data.replace(b"\n", b"\r\n")
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "BLOCK", block)
+        path = Path(folder) / "log.ndjson"
+        path.write_bytes(data)
+        assert _run(path, fast=True) == _run(path, fast=False)
