@@ -81,8 +81,8 @@ def parse_block(block: bytes, plan: ColumnPlan) -> pa.Table:
     try:
         import polars as pl
     except ImportError:  # pragma: no cover - polars is a dependency; pyarrow is the fallback
-        if plan.details:
-            raise NotColumnar("detail columns need polars") from None
+        if plan.texts:
+            raise NotColumnar("text columns need polars") from None
         try:
             table = pj.read_json(
                 io.BytesIO(block),

@@ -71,17 +71,17 @@ class ColumnPlan:
     rule_paths: list[str]
     missing_rules: bool
     timestamp_format: TimestampFormat
-    #: Detail fields read as text columns with the fast fields (NDJSON only): name -> flat keys.
-    details: dict[str, list[str]] = field(default_factory=dict)
-    #: The same for prompt and response, which are converted only for the rows asked for.
+    #: Detail fields (ids, status) and prompt/response read as text (NDJSON only), from the
+    #: lines of the rows the estimate asks for, never with the block: name -> flat keys.
     texts: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def build(
         cls, preset: Preset, sample: Iterable[dict[str, Any]], details: bool = False
     ) -> ColumnPlan:
-        """Plan from ``preset`` and sample records; ``details`` also plans detail text columns
-        (for a reader that turns any JSON value into text, as ``polars.read_ndjson`` does).
+        """Plan from ``preset`` and sample records; ``details`` also plans the detail fields and
+        prompt/response as text read from the lines of the rows asked for (by a reader that turns
+        any JSON value into text, as ``polars.read_ndjson`` does; see ``TextRows``).
 
         Raises:
             NotColumnar: when a path has list indices, mixed types or crosses JSON strings.
@@ -113,25 +113,22 @@ class ColumnPlan:
             if isinstance(node.get(parts[-1]), dict):
                 raise NotColumnar(f"'{path}' overlaps another path")
             node[parts[-1]] = (kind, flat_votes == {True})
-        planned = _detail_columns(preset, records, tree) if details else {}
-        texts = {name: planned.pop(name) for name in TEXT_FIELDS if name in planned}
-        for paths in planned.values():
-            for path in paths:
-                tree.setdefault(path, (TEXT, True))
+        # the details are only needed for the rows whose texts are (affected, possibly affected):
+        # read with the texts, they cost nothing for the others (a third of polars' columns)
+        texts = _detail_columns(preset, records, tree) if details else {}
         return cls(
             schema=pa.schema(_fields(tree)),
             fields={k: list(v) for k, v in wanted.items()},
             rule_paths=rule_paths,
             missing_rules=any(rule.when.missing for rule in preset.non_request),
             timestamp_format=preset.timestamp_format,
-            details=planned,
             texts=texts,
         )
 
     @property
     def filled(self) -> tuple[str, ...]:
         """Return the detail fields this plan reads as columns."""
-        return (*self.details, *self.texts)
+        return tuple(self.texts)
 
     def polars_schema(self) -> dict[str, Any]:
         """Return the plan's schema for ``polars.read_ndjson``."""
@@ -201,8 +198,6 @@ class ColumnPlan:
         columns["account_id"] = _as(self._coalesce(table, "account_id"), TEXT)
         for name in ("session_id", "status", "prompt", "response"):
             columns[name] = nulls
-        for name, paths in self.details.items():
-            columns[name] = first_text([table.column(p) for p in paths])
         return pa.table(columns), slow
 
 
