@@ -63,15 +63,21 @@ def test_bad_input_names_the_place(asset: str, pattern: str) -> None:
         load_answers(Q / asset, shipped_questionnaire())
 
 
-def test_a_duplicate_key_is_reported_beside_the_other_problems(tmp_path: Path) -> None:
-    path = tmp_path / "dupe.yaml"
-    path.write_text(
-        "vendor: Ex\ndate: 2026-11-01\nanswers:\n"
-        "  engine.name: sglang\n  engine.version: 0.5.x\n  engine.name: vllm\n"
-    )
+def _problems(path: Path, text: str) -> list[str]:
+    """Write ``text`` to ``path``, load it as answers and return the lines of the refusal."""
+    path.write_text(text)
     with pytest.raises(InputError) as info:
         load_answers(path, shipped_questionnaire())
-    lines = info.value.message.splitlines()
+    return info.value.message.splitlines()
+
+
+def test_a_duplicate_key_is_reported_beside_the_other_problems(tmp_path: Path) -> None:
+    path = tmp_path / "dupe.yaml"
+    lines = _problems(
+        path,
+        "vendor: Ex\ndate: 2026-11-01\nanswers:\n"
+        "  engine.name: sglang\n  engine.version: 0.5.x\n  engine.name: vllm\n",
+    )
     assert lines[0].startswith(f"{path}:4: engine.name: duplicate key: given again on line 6")
     assert lines[1].startswith(f"{path}:5: engine.version: version: '0.5.x' is not a version")
     assert len(lines) == 2
@@ -171,14 +177,12 @@ def test_every_repeated_key_of_a_json_answers_file_is_reported_with_its_line(
     """JSON answers with repeats: all of them, each with its lines, beside the other problems
     (the JSON reader alone stopped at the first one, with no line)."""
     path = tmp_path / "dupe.json"
-    path.write_text(
+    lines = _problems(
+        path,
         '{\n  "vendor": "Ex",\n  "date": "2026-11-01",\n  "answers": {\n'
         '    "engine.name": "sglang",\n    "engine.version": "0.5.x",\n'
-        '    "engine.name": "vllm",\n    "engine.version": "0.5.21"\n  }\n}\n'
+        '    "engine.name": "vllm",\n    "engine.version": "0.5.21"\n  }\n}\n',
     )
-    with pytest.raises(InputError) as info:
-        load_answers(path, shipped_questionnaire())
-    lines = info.value.message.splitlines()
     assert lines[0].startswith(f"{path}:5: engine.name: duplicate key: given again on line 7")
     assert lines[1].startswith(f"{path}:6: engine.version: duplicate key: given again on line 8")
     assert lines[2].startswith(f"{path}:6: engine.version: version: '0.5.x' is not a version")

@@ -88,7 +88,7 @@ def test_plan_reads_plain_text_keys_as_columns_and_leaves_the_rest_to_lines() ->
         "response": ["response"],
     }
     assert {f.name for f in plan.schema} == {"timestamp", "model", "prompt_tokens", "account_id"}
-    assert ColumnPlan.build(preset, sample).filled == ()
+    assert ColumnPlan.build(preset, sample).texts == {}
 
 
 plain_records = st.fixed_dictionaries(

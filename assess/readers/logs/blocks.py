@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
@@ -29,25 +28,35 @@ def flat_columns(preset: Preset, header: list[str]) -> dict[str, bool] | None:
     return wanted
 
 
-def row_lines(block: LineBlock, rows: int) -> Callable[[int], int] | None:
-    """Return row index -> 0-based line index in ``block``; None if rows and lines disagree."""
+def line_numbers(block: LineBlock, rows: int) -> Any | None:
+    """Return the 0-based line index in ``block`` of each of ``rows`` parsed rows (numpy int64
+    array: polars skips blank lines), or None if rows and lines disagree."""
+    import numpy as np
+
     if block.line_count == rows:  # no blank lines: row i is line i
-        return lambda i: i
+        return np.arange(rows, dtype=np.int64)
     numbers = [i for i, line in enumerate(block.data.split(b"\n")) if line.strip()]
     if len(numbers) != rows:
         return None
-    return numbers.__getitem__
+    return np.asarray(numbers, dtype=np.int64)
 
 
 class TextRows:
-    """The planned prompt/response texts of chosen rows of a block, read from their lines by
-    polars (most rows' texts are never needed, so they are not parsed with the block)."""
+    """The planned texts (ids, status, prompt, response) of chosen rows of a block, read from
+    their lines by polars (most rows' texts are never needed, so they are not parsed with the
+    block)."""
 
     def __init__(self, block: LineBlock, numbers: Any, texts: dict[str, list[str]]) -> None:
-        """``numbers``: the 0-based line index in ``block`` of each row (numpy array)."""
+        """``numbers``: the 0-based line index in ``block`` of each row (see
+        :func:`line_numbers`); ``texts``: field name -> flat keys."""
         self._block = block
         self._numbers = numbers
         self._texts = texts
+
+    @property
+    def names(self) -> set[str]:
+        """Return the fields this reader gives."""
+        return set(self._texts)
 
     def __call__(self, rows: pa.Array) -> dict[str, Any] | None:
         """Return name -> text array of ``rows`` (ascending row indices), or None if polars
@@ -84,7 +93,7 @@ def parse_block(block: bytes, plan: ColumnPlan) -> pa.Table:
         if plan.texts:
             raise NotColumnar("text columns need polars") from None
         try:
-            table = pj.read_json(
+            return pj.read_json(
                 io.BytesIO(block),
                 read_options=pj.ReadOptions(block_size=4 << 20),
                 parse_options=pj.ParseOptions(
@@ -93,7 +102,6 @@ def parse_block(block: bytes, plan: ColumnPlan) -> pa.Table:
             )
         except pa.ArrowException as exc:
             raise NotColumnar(str(exc)) from exc
-        return table
     try:
         frame = pl.read_ndjson(io.BytesIO(block), schema=plan.polars_schema())
     except Exception as exc:  # any refusal only sends the block to the reference path

@@ -23,7 +23,8 @@ from assess.readers.logs.presets import Preset
 from assess.readers.logs.timestamps import TimestampFormat, parse_array, parse_timestamp
 
 #: Parsed for every row; request_id, session_id and status are only needed for the few rows the
-#: core asks details for, which are re-read from their line (see LogReader.fill_details).
+#: core asks details for, which are read from their line (``TextRows``, else
+#: ``LogReader.fill_details``).
 FAST_FIELDS = ("timestamp", "model", "prompt_tokens", "account_id")
 DETAIL_FIELDS = ("request_id", "session_id", "status")
 TEXT_FIELDS = ("prompt", "response")
@@ -115,7 +116,7 @@ class ColumnPlan:
             node[parts[-1]] = (kind, flat_votes == {True})
         # the details are only needed for the rows whose texts are (affected, possibly affected):
         # read with the texts, they cost nothing for the others (a third of polars' columns)
-        texts = _detail_columns(preset, records, tree) if details else {}
+        texts = _text_columns(preset, records, tree) if details else {}
         return cls(
             schema=pa.schema(_fields(tree)),
             fields={k: list(v) for k, v in wanted.items()},
@@ -124,11 +125,6 @@ class ColumnPlan:
             timestamp_format=preset.timestamp_format,
             texts=texts,
         )
-
-    @property
-    def filled(self) -> tuple[str, ...]:
-        """Return the detail fields this plan reads as columns."""
-        return tuple(self.texts)
 
     def polars_schema(self) -> dict[str, Any]:
         """Return the plan's schema for ``polars.read_ndjson``."""
@@ -201,11 +197,12 @@ class ColumnPlan:
         return pa.table(columns), slow
 
 
-def _detail_columns(
+def _text_columns(
     preset: Preset, records: list[dict[str, Any]], tree: dict[str, Any]
 ) -> dict[str, list[str]]:
-    """Return the detail fields whose every path is a plain top-level key (no dot) holding text in
-    the sample (status: text or integers), so a text column gives what the reference path gives.
+    """Return the detail and text fields (ids, status, prompt, response) whose every path is a
+    plain top-level key (no dot) holding text in the sample (status: text or integers), so a
+    text column gives what the reference path gives.
 
     A value of another type later (a list of messages, say) comes back as JSON text starting
     with ``[`` or ``{``; the reader re-reads such rows from their line (see ``needs_line``).

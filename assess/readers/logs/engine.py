@@ -1,13 +1,13 @@
 """Read request logs through a preset into canonical batches, streaming, bounded memory.
 
-NDJSON (the common, big case) goes through the columnar fast path in blocks of whole lines:
-ISA-L inflates in a background thread while polars parses a block with an explicit schema
-holding only the needed columns (the filter's fields, and ids and status as text where the
-sample shows them plain). Prompt and response texts are read, again by polars, only from the
-lines of the rows the core asks for. Rows the fast path is unsure of, texts that came from a
-list or object, and blocks that do not fit the plan, are re-read line by line through
-:func:`assess.readers.logs.records.classify`. Other formats go through that reference path
-directly. ``tests/scope/test_fast_equals_reference.py`` holds the two paths to one answer.
+NDJSON (the common, big case) goes through the columnar fast path in blocks of whole lines: ISA-L
+inflates in a background thread while polars parses a block with an explicit schema holding only
+the columns every row needs (the filter's fields). Ids, status, prompt and response are read as
+text, again by polars, only from the lines of the rows the core asks for. Rows the fast path is
+unsure of, texts that came from a list or object, and blocks that do not fit the plan, are re-read
+line by line through :func:`assess.readers.logs.records.classify`. Other formats go through that
+reference path directly. ``tests/scope/test_fast_equals_reference.py`` holds the two paths to one
+answer.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 from assess.models.common import InputFile, hash_file
 from assess.models.scope import BATCH_SCHEMA, TEXT, LogBatch, SkippedRecord
 from assess.readers.logs import formats
-from assess.readers.logs.blocks import TextRows, flat_columns, parse_block, row_lines
+from assess.readers.logs.blocks import TextRows, flat_columns, line_numbers, parse_block
 from assess.readers.logs.columnar import (
     DETAIL_FIELDS,
     TEXT_FIELDS,
@@ -57,7 +57,7 @@ WantText = Callable[[pa.Table], Any]
 #: more peak RSS (360-410 MB in the benchmark); see README "Speed and memory".
 BLOCK = 16 << 20
 DEPTH = 2
-_DETAILS = (*DETAIL_FIELDS, "prompt", "response")
+_DETAILS = (*DETAIL_FIELDS, *TEXT_FIELDS)
 ROWS_PER_BATCH = 50_000
 SAMPLE = 200
 _STREAM_ERRORS = (EOFError, OSError, ValueError)
@@ -464,7 +464,7 @@ class LogReader:
             if plan is not None:
                 try:
                     canon, slow = plan.extract(parse_block(block.data, plan))
-                    parsed = Parsed(canon, slow, filled=plan.filled, texts=plan.texts)
+                    parsed = Parsed(canon, slow, texts=plan.texts)
                 except (pa.ArrowException, NotColumnar):
                     parsed = _without_bad_lines(block, plan)
             yield block, parsed
@@ -476,7 +476,6 @@ class LogReader:
                 parsed.canon,
                 parsed.slow,
                 partial(_locate, block, parsed),
-                parsed.filled,
                 _text_rows(block, parsed),
             )
             if fast is not None:
@@ -501,15 +500,14 @@ class LogReader:
         canon: pa.Table,
         slow: Any,
         locate: Callable[[], tuple[Callable[[int], int], Callable[[list[int]], list[Any]]] | None],
-        filled: tuple[str, ...] = (),
         texts: TextRows | None = None,
     ) -> LogBatch | None:
         """Return the batch of a columnar block; rows in ``slow`` go the reference path.
 
         ``locate`` returns (line number of a row, records of rows), or None when rows cannot be
-        mapped to lines (the caller then reads the block by the reference path). ``filled``: the
-        detail fields ``canon`` holds or ``texts`` gives; when they are all there, only rows
-        whose text came from a list or object are re-read from their line.
+        mapped to lines (the caller then reads the block by the reference path). When ``texts``
+        gives every detail field, only rows whose text came from a list or object are re-read
+        from their line.
         """
         total = canon.num_rows
         slow_count = pc.sum(slow).as_py() or 0
@@ -519,7 +517,7 @@ class LogReader:
             mask = pc.fill_null(self.want_text(keep), False)
             if not pc.any(mask).as_py():
                 mask = None
-            elif set(_DETAILS) <= set(filled):
+            elif texts is not None and set(_DETAILS) <= texts.names:
                 keep, mask = _columnar_details(keep, mask, slow if slow_count else None, texts)
         if not slow_count and mask is None:
             return LogBatch(file=name, table=keep, records_read=total)
@@ -557,7 +555,6 @@ class Parsed:
     slow: Any
     lines: list[int] | None = None
     bad: list[tuple[int, Any]] = field(default_factory=list)
-    filled: tuple[str, ...] = ()
     texts: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -566,35 +563,22 @@ def _text_rows(block: LineBlock, parsed: Parsed) -> TextRows | None:
     rows and lines disagree)."""
     if not parsed.texts:
         return None
-    import numpy as np
-
-    numbers: Any
-    if parsed.lines is not None:
-        numbers = parsed.lines
-    elif block.line_count == parsed.canon.num_rows:  # no blank lines: row i is line i
-        numbers = np.arange(parsed.canon.num_rows)
-    else:
-        index = row_lines(block, parsed.canon.num_rows)
-        if index is None:
-            return None
-        numbers = [index(row) for row in range(parsed.canon.num_rows)]
-    return TextRows(block, np.asarray(numbers, dtype=np.int64), parsed.texts)
+    numbers = _line_numbers(block, parsed)
+    return None if numbers is None else TextRows(block, numbers, parsed.texts)
 
 
 def _columnar_details(
-    keep: pa.Table, mask: Any, slow: Any, texts: TextRows | None
+    keep: pa.Table, mask: Any, slow: Any, texts: TextRows
 ) -> tuple[pa.Table, Any]:
-    """Fill prompt/response of the ``mask`` rows of ``keep`` from ``texts``; return the table and
-    the mask of rows still to re-read from their line (a text that came from a list or object),
-    or None.
+    """Fill the texts (ids, status, prompt, response) of the ``mask`` rows of ``keep`` from
+    ``texts``; return the table and the mask of rows still to re-read from their line (a text that
+    came from a list or object), or None.
 
     ``slow``: the block's reference-path mask when ``keep`` left those rows out, else None.
     """
     if isinstance(mask, pa.ChunkedArray):
         mask = mask.combine_chunks()
     wanted = pc.indices_nonzero(mask)
-    if texts is None:
-        return keep, mask
     rows = pc.indices_nonzero(pc.invert(slow)).take(wanted) if slow is not None else wanted
     found = texts(rows)
     if found is None:
@@ -605,7 +589,7 @@ def _columnar_details(
         index = keep.schema.get_field_index(name)
         column = keep.column(index).combine_chunks()
         keep = keep.set_column(index, name, pc.replace_with_mask(column, mask, values))
-    again = needs_line(keep.take(wanted), [*DETAIL_FIELDS, *TEXT_FIELDS])
+    again = needs_line(keep.take(wanted), _DETAILS)
     if not pc.any(again).as_py():
         return keep, None
     import numpy as np
@@ -636,23 +620,27 @@ def _without_bad_lines(block: LineBlock, plan: ColumnPlan) -> Parsed | None:
         canon, slow = plan.extract(parse_block(cleaned, plan))
     except (pa.ArrowException, NotColumnar):
         return None
-    return Parsed(canon, slow, good, bad, plan.filled, plan.texts)
+    return Parsed(canon, slow, good, bad, plan.texts)
 
 
-def _line_index(block: LineBlock, parsed: Parsed) -> Callable[[int], int] | None:
-    """Return row index -> 0-based line index in ``block``; None if rows and lines disagree."""
+def _line_numbers(block: LineBlock, parsed: Parsed) -> Any | None:
+    """Return the 0-based line index in ``block`` of each row (numpy int64 array); None if rows
+    and lines disagree."""
     if parsed.lines is not None:
-        return parsed.lines.__getitem__
-    return row_lines(block, parsed.canon.num_rows)
+        import numpy as np
+
+        return np.asarray(parsed.lines, dtype=np.int64)
+    return line_numbers(block, parsed.canon.num_rows)
 
 
 def _locate(
     block: LineBlock, parsed: Parsed
 ) -> tuple[Callable[[int], int], Callable[[list[int]], list[Any]]] | None:
     """Return (line number of a row, records of rows) for a parsed NDJSON block."""
-    index = _line_index(block, parsed)
-    if index is None:
+    numbers = _line_numbers(block, parsed)
+    if numbers is None:
         return None
+    index: Callable[[int], int] = numbers.tolist().__getitem__
     return (
         lambda row: block.first_line + index(row) + 1,
         lambda rows: [formats.json_line(block.line(index(r))) for r in rows],
