@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from assess.atomic import write_text_or_stdout
-from assess.core.scope import ScopeAccumulator, end_of_day, make_filter
-from assess.errors import InputError, UsageError
+from assess.core.scope import ScopeAccumulator, end_of_day, make_filter, require_evidence
+from assess.errors import UsageError
 from assess.models.scope import ScopeResult
 from assess.readers.advisories import get_advisory
 from assess.readers.logs import open_logs, parse_map
@@ -191,16 +191,7 @@ def register(app: typer.Typer) -> None:
             for batch in reader.batches():
                 acc.add(batch)
         result = acc.result(reader.preset.id, reader.inputs, platform_requests)
-        if result.breakdown.requests == 0 and result.skipped:
-            # every record malformed (wrong --preset or --map, junk): "nothing affected" would lie
-            first = result.skipped[0]
-            raise InputError(
-                f"{first.file}: none of the {result.counts.records_read:,} records read is a "
-                f"usable request; {result.counts.records_skipped:,} were skipped as malformed "
-                f"(first: line {first.line}: {first.reason})",
-                f"Check --preset (this run used {reader.preset.id}) and --map; nothing can be "
-                "said about exposure from these logs.",
-            )
+        require_evidence(result, reader.preset.id)
         if ids_csv is not None:
             write_text_or_stdout(ids_csv, _ids_csv(acc))
         if json_out is not None:

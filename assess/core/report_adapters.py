@@ -35,9 +35,10 @@ def run_scope(
     """Scope the request logs ``patterns`` against advisory ``incident`` as `assess scope` does.
 
     Raises:
-        InputError / UsageError: for missing files, an unknown advisory or preset.
+        InputError / UsageError: for missing files, an unknown advisory or preset, and logs
+            with no record or no usable request (see ``require_evidence``).
     """
-    from assess.core.scope import ScopeAccumulator, make_filter
+    from assess.core.scope import ScopeAccumulator, make_filter, require_evidence
     from assess.readers.advisories import get_advisory
     from assess.readers.logs import open_logs
 
@@ -48,6 +49,7 @@ def run_scope(
     for batch in reader.batches():
         acc.add(batch)
     result = acc.result(reader.preset.id, reader.inputs)
+    require_evidence(result, reader.preset.id)
     rows = [
         *(_csv_row(r, "received", include_prompts) for r in acc.affected),
         *(_csv_row(r, "possibly_affected", include_prompts) for r in acc.unknown),

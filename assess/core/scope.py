@@ -29,7 +29,7 @@ from assess.core.scope_text import (
     foreign_kinds,
     token_range,
 )
-from assess.errors import UsageError
+from assess.errors import InputError, UsageError
 from assess.models.advisory import Advisory
 from assess.models.common import InputFile
 from assess.models.scope import (
@@ -488,6 +488,33 @@ def _foreign_column(responses: Any, prompts: Any) -> pa.Array:
         ]
         found = pc.replace_with_mask(found, maybe, pa.array(kinds, text))
     return found
+
+
+def require_evidence(result: ScopeResult, preset: str) -> None:
+    """Refuse a result the logs cannot support: no record at all (empty files), or not one
+    usable request because every record was malformed (a wrong preset or map, junk). Saying
+    "nothing affected" there would lie.
+
+    Raises:
+        InputError: naming the files (or the first malformed record) and what to check.
+    """
+    counts = result.counts
+    if counts.records_read == 0:
+        names = ", ".join(f.path for f in result.inputs) or "the logs"
+        raise InputError(
+            f"{names}: no record at all (empty logs)",
+            "Check that the export finished and that these are the files you meant; nothing "
+            "can be said about exposure from empty logs.",
+        )
+    if result.breakdown.requests == 0 and result.skipped:
+        first = result.skipped[0]
+        raise InputError(
+            f"{first.file}: none of the {counts.records_read:,} records read is a usable "
+            f"request; {counts.records_skipped:,} were skipped as malformed "
+            f"(first: line {first.line}: {first.reason})",
+            f"Check --preset (this run used {preset}) and --map; nothing can be said about "
+            "exposure from these logs.",
+        )
 
 
 def scope_batches(

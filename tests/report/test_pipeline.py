@@ -236,3 +236,17 @@ def test_a_review_written_over_an_earlier_one_leaves_none_of_its_files(module_tm
     listed = {entry["path"] for entry in manifest["outputs"]}
     on_disk = {p.name for p in out.iterdir()} - {"manifest.json", "notes.txt"}
     assert listed == on_disk
+
+
+def test_logs_with_no_usable_request_stop_the_report(module_tmp: Path) -> None:
+    """As in `assess scope`: logs whose every record is malformed are no evidence that nothing
+    was affected, so no review is written (exit 2)."""
+    logs = module_tmp / "junk.ndjson"
+    logs.write_text('{"x": 1}\n{"x": 2}\n')
+    out = module_tmp / "junk-review"
+    args = ["report", "--questionnaire", str(SAMPLES / DEMO_VENDOR), "--logs", str(logs)]
+    args += ["--incident", "glm-5.3-kv-leak"]
+    result = invoke(*args, "--preset", "canonical", "--out", str(out), "--format", "json")
+    assert result.exit_code == 2
+    assert f"{logs}: none of the 2 records read is a usable request" in result.output
+    assert not out.exists()

@@ -191,3 +191,15 @@ def test_binary_junk_never_reaches_the_terminal(tmp_path: Path, run_cli: Any) ->
     assert result.exit_code == 2
     assert "recognises no known log format" in result.stderr
     assert all(ch.isprintable() or ch in "\n" for ch in result.stderr)
+
+
+def test_an_empty_log_is_exit_2_not_nothing_affected(tmp_path: Path, run_cli: Any) -> None:
+    """An empty export (an unfinished download, the wrong file) is no evidence of safety."""
+    log = tmp_path / "empty.ndjson"
+    log.write_bytes(b"")
+    out = tmp_path / "o.json"
+    result = run_cli("scope", str(log), "--preset", "canonical", "--json", str(out))
+    assert result.exit_code == 2
+    assert f"{log}: no record at all (empty logs)" in result.stderr
+    assert "Check that the export finished" in result.stderr
+    assert not out.exists()
