@@ -121,6 +121,7 @@ class ScopeAccumulator:
         self.filter = scope
         self._names = set(scope.model_names)
         self._match_cache: dict[str, bool] = {}
+        self._last_mask: tuple[Any, Any, tuple[Any, Any]] | None = None
         self._since = datetime_to_ns(scope.since)
         self._until = datetime_to_ns(scope.until)
         self._threshold = scope.min_prompt_tokens
@@ -137,18 +138,33 @@ class ScopeAccumulator:
         self.in_window = 0
 
     def _model_mask(self, models: Any) -> Any:
-        uniques = pc.unique(models).to_pylist()
-        for value in uniques:
-            if value is not None and value not in self._match_cache:
-                self._match_cache[value] = normalise_model_id(value) in self._names
-        hits = [v for v in uniques if v is not None and self._match_cache[v]]
-        return pc.fill_null(pc.is_in(models, value_set=pa.array(hits, models.type)), False)
+        if isinstance(models, pa.ChunkedArray):
+            models = models.combine_chunks()
+        encoded = pc.dictionary_encode(models)  # one hash pass; the ids are matched once each
+        flags = []
+        for value in encoded.dictionary.to_pylist():
+            hit = self._match_cache.get(value)
+            if hit is None:
+                hit = self._match_cache[value] = normalise_model_id(value) in self._names
+            flags.append(hit)
+        return pc.fill_null(pa.array(flags, pa.bool_()).take(encoded.indices), False)
 
     def _scope_mask(self, table: pa.Table) -> tuple[Any, Any]:
-        matched = self._model_mask(table.column("model"))
-        stamps = table.column("timestamp")
+        """Return (model matched, in scope) masks of ``table``.
+
+        The reader asks for the text mask of a block (:meth:`text_mask`) and the block then comes
+        back to :meth:`add` with the same model and timestamp columns: the masks are kept for the
+        last columns seen (by their buffers, which are immutable), so they are computed once.
+        """
+        models, stamps = table.column("model"), table.column("timestamp")
+        key = (_buffers_key(models), _buffers_key(stamps))
+        if self._last_mask is not None and self._last_mask[0] == key:
+            return self._last_mask[2]
+        matched = self._model_mask(models)
         window = pc.and_(pc.greater_equal(stamps, self._since), pc.less_equal(stamps, self._until))
-        return matched, pc.and_(matched, pc.fill_null(window, False))
+        masks = matched, pc.and_(matched, pc.fill_null(window, False))
+        self._last_mask = (key, (models, stamps), masks)  # the columns keep their buffers alive
+        return masks
 
     def text_mask(self, table: pa.Table) -> Any:
         """Return the rows whose text the scoping needs: in scope and over or unknown tokens."""
@@ -452,6 +468,17 @@ class RowStore:
             yield from (table.select(list(columns)) if columns else table).to_pylist()
 
     __iter__ = rows
+
+
+def _buffers_key(column: Any) -> tuple[int, ...]:
+    """Return what identifies an Arrow column's data: its chunks' buffer addresses, offsets and
+    lengths (buffers are immutable, so equal keys of live columns mean equal values)."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    key: list[int] = []
+    for chunk in chunks:
+        key += [chunk.offset, len(chunk)]
+        key += [0 if b is None else b.address for b in chunk.buffers()]
+    return tuple(key)
 
 
 def _ranked(values: Any) -> list[tuple[Any, int]]:

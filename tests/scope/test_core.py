@@ -5,11 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
-from assess.core.scope import make_filter
+from assess.core.scope import ScopeAccumulator, make_filter
 from assess.core.scope_text import foreign_kinds, token_range
 from assess.errors import UsageError
+from assess.models.scope import BATCH_SCHEMA, TEXT, LogBatch
 from assess.readers.advisories import get_advisory
 from tests.scope.helpers import conserved, scope, write
 
@@ -143,3 +145,33 @@ def test_affected_breakdowns(tmp_path: Path) -> None:
         ("2026-09-02", 1),
     ]
     assert result.disclosed.accounts == 1 and result.disclosed.unattributed == 1
+
+
+def _batch(models: list[str | None], stamps: list[int]) -> LogBatch:
+    table = pa.table(
+        {name: pa.nulls(len(models), BATCH_SCHEMA.field(name).type) for name in BATCH_SCHEMA.names}
+    )
+    table = table.set_column(BATCH_SCHEMA.get_field_index("model"), "model", pa.array(models, TEXT))
+    table = table.set_column(
+        BATCH_SCHEMA.get_field_index("timestamp"), "timestamp", pa.array(stamps, pa.int64())
+    )
+    return LogBatch(file="f", table=table, records_read=len(models))
+
+
+def test_scope_mask_is_computed_once_per_block_and_never_reused_for_other_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    acc = ScopeAccumulator(make_filter(get_advisory("glm-5.3-kv-leak")))
+    calls = []
+    real = acc._model_mask
+    monkeypatch.setattr(acc, "_model_mask", lambda models: calls.append(1) or real(models))
+    inside = 1_788_000_000 * 10**9  # 2026-08-29
+    first = _batch(["glm-5.3", "glm-5.3-flash", None, "zai-org/GLM-5.3"], [inside] * 4)
+    assert acc.text_mask(first.table).to_pylist() == [True, False, False, True]
+    acc.add(first)  # the same columns: the masks are not computed again
+    assert len(calls) == 1 and acc.matched == 2
+    # equal values in other buffers, then other values: computed for each, right counts
+    acc.add(_batch(["glm-5.3", "glm-5.3-flash", None, "zai-org/GLM-5.3"], [inside] * 4))
+    acc.add(_batch(["gpt-5", "glm-5.3", "glm-5.3"], [inside, inside, 0]))
+    assert len(calls) == 3
+    assert acc.matched == 6 and acc.in_window == 5

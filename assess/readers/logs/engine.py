@@ -574,8 +574,12 @@ def _columnar_details(
     ``texts``; return the table and the mask of rows still to re-read from their line (a text that
     came from a list or object), or None.
 
+    ``keep``'s detail columns are all null on this path, so each becomes one ``take`` of the
+    texts read, through an index that is null for the rows not asked for.
     ``slow``: the block's reference-path mask when ``keep`` left those rows out, else None.
     """
+    import numpy as np
+
     if isinstance(mask, pa.ChunkedArray):
         mask = mask.combine_chunks()
     wanted = pc.indices_nonzero(mask)
@@ -583,17 +587,17 @@ def _columnar_details(
     found = texts(rows)
     if found is None:
         return keep, mask
-    for name, values in found.items():
-        if isinstance(values, pa.ChunkedArray):
-            values = values.combine_chunks()
-        index = keep.schema.get_field_index(name)
-        column = keep.column(index).combine_chunks()
-        keep = keep.set_column(index, name, pc.replace_with_mask(column, mask, values))
-    again = needs_line(keep.take(wanted), _DETAILS)
+    flags = mask.to_numpy(zero_copy_only=False)
+    spread = pa.array(np.cumsum(flags) - 1, mask=~flags)  # row -> its place in ``found``
+    picked = {
+        name: values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        for name, values in found.items()
+    }
+    for name, values in picked.items():
+        keep = keep.set_column(keep.schema.get_field_index(name), name, values.take(spread))
+    again = needs_line(pa.table(picked), picked)
     if not pc.any(again).as_py():
         return keep, None
-    import numpy as np
-
     redo = np.zeros(keep.num_rows, dtype=bool)
     redo[wanted.filter(again).to_numpy()] = True
     return keep, pa.array(redo)
