@@ -65,3 +65,12 @@ def test_newline_offsets_in_steps_find_every_newline(data: bytes, step: int) -> 
         found = sources.newline_offsets(data)
     assert found.dtype == np.int64
     assert found.tolist() == [i for i, byte in enumerate(data) if byte == 10]
+
+
+@given(st.lists(st.tuples(st.integers(-(2**62), 2**62), st.booleans()), max_size=70))
+def test_numpy_int64_keeps_values_and_nulls(pairs: list[tuple[int, bool]]) -> None:
+    values = np.array([v for v, _ in pairs], dtype=np.int64)
+    valid = np.array([ok for _, ok in pairs], dtype=bool)
+    assert sources.numpy_int64(values).to_pylist() == values.tolist()
+    expected = [v if ok else None for v, ok in pairs]
+    assert sources.numpy_int64(values, valid).to_pylist() == expected

@@ -44,6 +44,7 @@ from assess.readers.logs.sources import (
     LineBlock,
     Prefetch,
     line_blocks,
+    numpy_int64,
     open_stream,
     sniff_compression,
     sniff_format,
@@ -588,7 +589,7 @@ def _columnar_details(
     if found is None:
         return keep, mask
     flags = mask.to_numpy(zero_copy_only=False)
-    spread = pa.array(np.cumsum(flags) - 1, mask=~flags)  # row -> its place in ``found``
+    spread = numpy_int64(np.cumsum(flags) - 1, flags)  # row -> its place in ``found``
     picked = {
         name: values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
         for name, values in found.items()

@@ -325,7 +325,7 @@ class LineBlock:
         lines = pa.Array.from_buffers(
             pa.large_binary(), len(ends), [None, pa.py_buffer(offsets), pa.py_buffer(self.data)]
         )
-        picked = lines.take(pa.array(indices, pa.int64()))
+        picked = lines.take(numpy_int64(indices))
         _, bounds, values = picked.buffers()
         if not len(picked) or values is None:
             return b""
@@ -338,6 +338,21 @@ class LineBlock:
         """Return how many lines (complete or final partial) the block holds."""
         partial = 1 if self.data and not self.data.endswith(b"\n") else 0
         return len(self.newlines) + partial
+
+
+def numpy_int64(values: Any, valid: Any = None) -> Any:
+    """Return a numpy integer array (and optional numpy bool validity) as an Arrow int64 array.
+
+    Built from the buffers: ``pa.array`` on a numpy array imports ``numpy.ma`` on first use
+    (~30 ms of start-up on the main thread) to check for masked arrays.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    data = np.ascontiguousarray(values, dtype=np.int64)
+    bits = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    nulls = -1 if valid is not None else 0
+    return pa.Array.from_buffers(pa.int64(), len(data), [bits, pa.py_buffer(data)], nulls)
 
 
 def newline_offsets(data: bytes) -> Any:
