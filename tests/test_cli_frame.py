@@ -192,3 +192,38 @@ def test_advisory_json_is_versioned_like_every_other_document() -> None:
     assert shown["id"] == "glm-5.3-kv-leak"
     assert shown["models"]["names"] == ["glm-5.3"]
     assert shown["leaked_responses"] == 155
+
+
+def test_log_commands_ask_glibc_to_reuse_freed_blocks(monkeypatch: Any) -> None:
+    """scope and report set the allocator options (glibc only); other commands leave it be."""
+    import ctypes
+
+    from assess import cli
+
+    calls: list[tuple[int, int]] = []
+
+    class FakeLibc:
+        def mallopt(self, option: int, value: int) -> int:
+            calls.append((option, value))
+            return 1
+
+    monkeypatch.setattr(cli.os, "confstr", lambda name: "glibc 2.36", raising=False)
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: FakeLibc())
+    assert cli.reuse_freed_blocks() is True
+    assert calls == [(-3, 64 << 20), (-1, 1 << 30), (-8, 1)]  # mmap threshold, trim, arenas
+    monkeypatch.setattr(cli.os, "confstr", lambda name: "musl", raising=False)
+    assert cli.reuse_freed_blocks() is False
+    assert len(calls) == 3
+
+    used: list[str] = []
+    monkeypatch.setattr(cli, "reuse_freed_blocks", lambda: used.append("set") or True)
+    monkeypatch.setattr(cli, "_pyarrow_without_pandas", lambda: None)
+    monkeypatch.setattr(cli, "_leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
+    for argv, expected in ((["advisories", "list"], []), (["scope", "--help"], ["set"])):
+        used.clear()
+        monkeypatch.setattr(sys, "argv", ["assess", *argv])
+        try:
+            cli.main()
+        except SystemExit:
+            pass
+        assert used == expected

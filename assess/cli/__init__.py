@@ -117,6 +117,7 @@ def main() -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     command = _command_in(sys.argv[1:])
     if command in _READ_LOGS:
+        reuse_freed_blocks()
         _pyarrow_without_pandas()
     application = build_app(command)
     # the objects made by imports live for the whole run: keep them out of every collection
@@ -133,6 +134,36 @@ def main() -> None:
 
 #: Commands that read request logs through pyarrow.
 _READ_LOGS = frozenset({"scope", "report"})
+
+
+#: glibc ``mallopt`` options (malloc.h) and the values :func:`reuse_freed_blocks` sets.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
+_ALLOCATOR = ((_M_MMAP_THRESHOLD, 64 << 20), (_M_TRIM_THRESHOLD, 1 << 30), (_M_ARENA_MAX, 1))
+
+
+def reuse_freed_blocks() -> bool:
+    """Let glibc reuse the memory of freed 16 MB log blocks instead of mapping fresh pages.
+
+    The NDJSON reader assembles one 16 MB block after another. By default glibc serves requests
+    that size with fresh mappings (its mmap threshold follows the last block freed) or from
+    per-thread heaps that it trims, and every page of fresh memory faults on first touch: 189,000
+    page faults and 1.2 s of kernel time over 5M rows. A fixed 64 MB mmap threshold, trimming only
+    above 1 GB and one arena keep freed blocks for the next ones: faults -50%, kernel time -0.2
+    to -0.5 s, elapsed -6%, 0% and -3% in three interleaved A/Bs at 5M rows, peak RSS +40 to
+    +90 MB (README "Speed and memory"). glibc only; returns whether the settings were applied.
+    """
+    try:
+        if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):
+            return False
+    except (AttributeError, ValueError, OSError):  # not glibc, or no confstr on this system
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return False
+    return all(libc.mallopt(option, value) == 1 for option, value in _ALLOCATOR)
 
 
 def _pyarrow_without_pandas() -> None:
