@@ -5,11 +5,13 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from assess.readers.logs import sources
+from assess.readers.logs.blocks import spread
 from assess.readers.logs.sources import line_blocks
 
 DATA = b'{"a":1}\n\n' + b"x" * 50 + b"\n  \n" + b'{"b":"' + b"y" * 30 + b'"}\n{"c":3}'
@@ -57,9 +59,16 @@ def test_join_lines_gives_the_chosen_lines_as_ndjson(
     assert block.join_lines(np.array(chosen, dtype=np.int64)) == expected
 
 
-@given(data=st.binary(max_size=200), step=st.integers(1, 40))
+@given(
+    data=st.binary(max_size=200)
+    | st.lists(
+        st.sampled_from([b"\n", b"a", b"\r\n", b"\n\n", b"\x0a\x0b", b"xyz"]), max_size=90
+    ).map(b"".join),
+    step=st.integers(1, 40),
+)
 def test_newline_offsets_in_steps_find_every_newline(data: bytes, step: int) -> None:
-    """The stepped scan gives exactly the offsets of every b"\\n", across step boundaries."""
+    """The stepped scan gives exactly the offsets of every b"\\n": across step boundaries, in the
+    last bytes that do not fill a word, and where one 8-byte word holds several newlines."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sources, "_NEWLINE_STEP", step)
         found = sources.newline_offsets(data)
@@ -74,3 +83,30 @@ def test_numpy_int64_keeps_values_and_nulls(pairs: list[tuple[int, bool]]) -> No
     assert sources.numpy_int64(values).to_pylist() == values.tolist()
     expected = [v if ok else None for v, ok in pairs]
     assert sources.numpy_int64(values, valid).to_pylist() == expected
+
+
+@given(
+    rows=st.lists(st.one_of(st.none(), st.text(max_size=6)), max_size=30),
+    cut=st.integers(0, 3),
+    kind=st.sampled_from([pa.large_string(), pa.string()]),
+    pick=st.data(),
+)
+def test_spread_places_values_on_flagged_rows_like_a_take(
+    rows: list[str | None], cut: int, kind: pa.DataType, pick: st.DataObject
+) -> None:
+    """spread(values, flags) == values taken through an index that is null on unflagged rows:
+    nulls and empty texts among the values, a sliced array, no flag, every flag."""
+    values = pa.array(["drop"] * cut + rows, kind).slice(cut)  # a slice: offsets not from 0
+    total = pick.draw(st.integers(max(len(rows), 1), len(rows) + 20))
+    chosen = sorted(
+        pick.draw(st.sets(st.integers(0, total - 1), min_size=len(rows), max_size=len(rows)))
+    )
+    flags = np.zeros(total, dtype=bool)
+    flags[chosen] = True
+    placed = spread(values, flags)
+    expected: list[str | None] = [None] * total
+    for row, value in zip(chosen, rows, strict=True):
+        expected[row] = value
+    assert placed.type == kind
+    placed.validate(full=True)
+    assert placed.to_pylist() == expected

@@ -10,7 +10,7 @@ import pyarrow.json as pj
 
 from assess.readers.logs.columnar import FAST_FIELDS, ColumnPlan, NotColumnar, first_text
 from assess.readers.logs.presets import Preset
-from assess.readers.logs.sources import LineBlock
+from assess.readers.logs.sources import LineBlock, numpy_int64
 
 
 def flat_columns(preset: Preset, header: list[str]) -> dict[str, bool] | None:
@@ -117,3 +117,36 @@ def _to_arrow(frame: Any) -> pa.Table:
     with the main thread busy in Python, that waited up to 800 ms for an 8 MB block here.
     """
     return pa.table(frame)
+
+
+def spread(values: pa.Array, flags: Any) -> pa.Array:
+    """Return ``values`` placed at the rows where ``flags`` (numpy bool) is set, null elsewhere:
+    ``values.take`` through an index that is null on the unflagged rows, without the take.
+
+    For a ``large_string`` or ``large_binary`` array the result shares ``values``' character
+    buffer and only gets new offsets (one cumulative sum) and validity: a take copied every text
+    and cost ~0.3 ms per column of a 32,000-row block, three times as much.
+    """
+    import numpy as np
+
+    count = len(flags)
+    if values.type not in (pa.large_string(), pa.large_binary()):
+        return values.take(numpy_int64(np.cumsum(flags) - 1, flags))
+    _, offsets_buffer, data = values.buffers()
+    first = values.offset
+    offsets = np.frombuffer(offsets_buffer, np.int64)[first : first + len(values) + 1]
+    lengths = np.zeros(count, dtype=np.int64)
+    lengths[flags] = np.diff(offsets)  # a null keeps its slot's length: the data stays in step
+    placed = np.empty(count + 1, dtype=np.int64)
+    placed[0] = offsets[0]
+    np.cumsum(lengths, out=placed[1:])
+    placed[1:] += offsets[0]
+    valid = flags.copy()
+    if values.null_count:
+        valid[flags] = values.is_valid().to_numpy(zero_copy_only=False)
+    bits = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    if data is None:  # every value null or empty: no character buffer
+        data = pa.py_buffer(b"")
+    return pa.Array.from_buffers(
+        values.type, count, [bits, pa.py_buffer(placed), data], null_count=-1
+    )

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 from assess.models.common import InputFile, hash_file
 from assess.models.scope import BATCH_SCHEMA, TEXT, LogBatch, SkippedRecord
 from assess.readers.logs import formats
-from assess.readers.logs.blocks import TextRows, flat_columns, line_numbers, parse_block
+from assess.readers.logs.blocks import TextRows, flat_columns, line_numbers, parse_block, spread
 from assess.readers.logs.columnar import (
     DETAIL_FIELDS,
     TEXT_FIELDS,
@@ -44,7 +44,6 @@ from assess.readers.logs.sources import (
     LineBlock,
     Prefetch,
     line_blocks,
-    numpy_int64,
     open_stream,
     sniff_compression,
     sniff_format,
@@ -575,8 +574,8 @@ def _columnar_details(
     ``texts``; return the table and the mask of rows still to re-read from their line (a text that
     came from a list or object), or None.
 
-    ``keep``'s detail columns are all null on this path, so each becomes one ``take`` of the
-    texts read, through an index that is null for the rows not asked for.
+    ``keep``'s detail columns are all null on this path, so each becomes the texts read, spread
+    over the rows asked for (:func:`~assess.readers.logs.blocks.spread`).
     ``slow``: the block's reference-path mask when ``keep`` left those rows out, else None.
     """
     import numpy as np
@@ -589,13 +588,12 @@ def _columnar_details(
     if found is None:
         return keep, mask
     flags = mask.to_numpy(zero_copy_only=False)
-    spread = numpy_int64(np.cumsum(flags) - 1, flags)  # row -> its place in ``found``
     picked = {
         name: values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
         for name, values in found.items()
     }
     for name, values in picked.items():
-        keep = keep.set_column(keep.schema.get_field_index(name), name, values.take(spread))
+        keep = keep.set_column(keep.schema.get_field_index(name), name, spread(values, flags))
     again = needs_line(pa.table(picked), picked)
     if not pc.any(again).as_py():
         return keep, None

@@ -362,17 +362,31 @@ def newline_offsets(data: bytes) -> Any:
     cache and is reused, where one mask over a whole 16 MB block cost a third more (page faults
     and three passes through memory). The count gives line numbers; the offsets let a block hand
     out single lines without a split.
+
+    Within a step, the mask is read as 8-byte words: lines are hundreds of bytes long, so only the
+    few words holding a newline are searched byte by byte, where ``flatnonzero`` over every byte
+    of the mask took two thirds of the scan (a 16 MB block: 9.5 ms became 7.7 ms, README).
     """
     import numpy as np
 
     raw = np.frombuffer(data, np.uint8)
-    mask = np.empty(min(len(raw), _NEWLINE_STEP), dtype=bool)
+    whole = len(raw) // 8 * 8  # the bytes read as words; the rest (< 8) is scanned alone
+    step = max(8, _NEWLINE_STEP // 8 * 8)
+    mask = np.empty(min(whole, step), dtype=bool)
+    hits = np.empty(len(mask) // 8, dtype=bool)
     found = []
-    for start in range(0, len(raw), _NEWLINE_STEP):
-        part = raw[start : start + _NEWLINE_STEP]
-        step = mask[: len(part)]
-        np.equal(part, 10, out=step)
-        found.append(np.flatnonzero(step) + start)
+    for start in range(0, whole, step):
+        part = raw[start : min(start + step, whole)]
+        bytes_mask = mask[: len(part)]
+        np.equal(part, 10, out=bytes_mask)
+        words = bytes_mask.view(np.uint64)
+        word_hits = hits[: len(words)]
+        np.not_equal(words, 0, out=word_hits)
+        at = np.flatnonzero(word_hits)  # the words holding a newline
+        within = np.flatnonzero(words[at].view(np.uint8))  # word number * 8 + byte in word
+        found.append((at[within >> 3] << 3) + (within & 7) + start)
+    if whole < len(raw):
+        found.append(np.flatnonzero(raw[whole:] == 10) + whole)
     return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
 
 
