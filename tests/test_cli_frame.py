@@ -227,3 +227,30 @@ def test_log_commands_ask_glibc_to_reuse_freed_blocks(monkeypatch: Any) -> None:
         except SystemExit:
             pass
         assert used == expected
+
+
+def test_main_collects_no_garbage_while_importing_and_turns_collection_back_on(
+    monkeypatch: Any,
+) -> None:
+    """The imports of a command run with the collector off; the command itself runs with it on."""
+    import gc
+
+    from assess import cli
+
+    seen: dict[str, bool] = {}
+    real_build = cli.build_app
+
+    def build(only: str | None = None) -> Any:
+        seen["importing"] = gc.isenabled()
+        return real_build(only)
+
+    monkeypatch.setattr(cli, "build_app", build)
+    monkeypatch.setattr(cli, "_leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
+    monkeypatch.setattr(sys, "argv", ["assess", "advisories", "list"])
+    assert gc.isenabled()
+    try:
+        cli.main()
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    assert seen == {"importing": False}
+    assert gc.isenabled()
