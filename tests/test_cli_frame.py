@@ -210,10 +210,10 @@ def test_log_commands_ask_glibc_to_reuse_freed_blocks(monkeypatch: Any) -> None:
     monkeypatch.setattr(cli.os, "confstr", lambda name: "glibc 2.36", raising=False)
     monkeypatch.setattr(ctypes, "CDLL", lambda name: FakeLibc())
     assert cli.reuse_freed_blocks() is True
-    assert calls == [(-3, 64 << 20), (-1, 1 << 30), (-8, 1)]  # mmap threshold, trim, arenas
+    assert calls == [(-3, 64 << 20), (-1, 1 << 30)]  # mmap threshold, trim threshold
     monkeypatch.setattr(cli.os, "confstr", lambda name: "musl", raising=False)
     assert cli.reuse_freed_blocks() is False
-    assert len(calls) == 3
+    assert len(calls) == 2
 
     used: list[str] = []
     monkeypatch.setattr(cli, "reuse_freed_blocks", lambda: used.append("set") or True)

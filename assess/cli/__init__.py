@@ -141,8 +141,8 @@ _READ_LOGS = frozenset({"scope", "report"})
 
 
 #: glibc ``mallopt`` options (malloc.h) and the values :func:`reuse_freed_blocks` sets.
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
-_ALLOCATOR = ((_M_MMAP_THRESHOLD, 64 << 20), (_M_TRIM_THRESHOLD, 1 << 30), (_M_ARENA_MAX, 1))
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_ALLOCATOR = ((_M_MMAP_THRESHOLD, 64 << 20), (_M_TRIM_THRESHOLD, 1 << 30))
 
 
 def reuse_freed_blocks() -> bool:
@@ -151,10 +151,11 @@ def reuse_freed_blocks() -> bool:
     The NDJSON reader assembles one 16 MB block after another. By default glibc serves requests
     that size with fresh mappings (its mmap threshold follows the last block freed) or from
     per-thread heaps that it trims, and every page of fresh memory faults on first touch: 189,000
-    page faults and 1.2 s of kernel time over 5M rows. A fixed 64 MB mmap threshold, trimming only
-    above 1 GB and one arena keep freed blocks for the next ones: faults -50%, kernel time -0.2
-    to -0.5 s, elapsed -6%, 0% and -3% in three interleaved A/Bs at 5M rows, peak RSS +40 to
-    +90 MB (README "Speed and memory"). glibc only; returns whether the settings were applied.
+    page faults and 1.2 s of kernel time over 5M rows. A fixed 64 MB mmap threshold and trimming
+    only above 1 GB keep freed blocks for the next ones. glibc's per-thread arenas are left as
+    they are: limiting them to one (as an earlier version did) cost 60-100 MB more peak RSS (one
+    run reached 489 MB of the 512 MB target) for no steady gain in three interleaved A/Bs at 5M
+    rows (README "Speed and memory"). glibc only; returns whether the settings were applied.
     """
     try:
         if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):
