@@ -14,6 +14,8 @@ from assess.cli import app
 
 REPO = Path(__file__).resolve().parent.parent
 ASSETS = Path(__file__).resolve().parent / "assets"
+#: The environment of every in-process CLI run in the tests: a fixed, wide console.
+CLI_ENV = {"COLUMNS": "1000", "LINES": "50", "TERM": "dumb"}
 
 # CI runs the same examples every time: a property failure is found on a laptop, not by chance
 # in a landing run. Locally hypothesis explores new examples on each run.
@@ -24,8 +26,12 @@ if os.environ.get("CI"):
 
 @pytest.fixture
 def run_cli() -> Callable[..., object]:
-    """Invoke the assess CLI in-process; returns typer's Result (exit_code, stdout, stderr)."""
-    runner = CliRunner()
+    """Invoke the assess CLI in-process; returns typer's Result (exit_code, stdout, stderr).
+
+    The console width is fixed (rich reads ``COLUMNS``) and wide, so no message wraps whatever the
+    terminal the tests run in and however long pytest's temporary paths are.
+    """
+    runner = CliRunner(env=CLI_ENV)
 
     def invoke(*args: str, input: str | None = None) -> object:
         return runner.invoke(app, list(args), input=input, catch_exceptions=False)

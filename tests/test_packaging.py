@@ -49,7 +49,7 @@ def test_installed_wheel_finds_its_data_from_an_unrelated_folder(
     zipfile.ZipFile(wheel).extractall(site)
     env = {**os.environ, "PYTHONPATH": str(site)}
     code = (
-        "import assess.resources as r, assess; "
+        "import assess.kernel.resources as r, assess; "
         "print(assess.__file__); print(r.data_dir('advisories')); print(r.data_dir('templates'))"
     )
     proc = subprocess.run(

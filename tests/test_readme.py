@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assess.cli import app
-from tests.conftest import REPO
+from tests.conftest import CLI_ENV, REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
@@ -30,7 +30,7 @@ def _command_path(argv: list[str]) -> list[str]:
     """Return the leading words of argv that name (sub)commands."""
     path: list[str] = []
     group = app
-    runner = CliRunner()
+    runner = CliRunner(env=CLI_ENV)
     for word in argv:
         if word.startswith("-"):
             break
@@ -50,7 +50,7 @@ def test_readme_has_examples() -> None:
 def test_every_readme_option_is_in_help(argv: list[str]) -> None:
     path = _command_path(argv)
     assert path, f"README example names no command: {argv}"
-    result = CliRunner().invoke(app, [*path, "--help"], terminal_width=200)
+    result = CliRunner(env=CLI_ENV).invoke(app, [*path, "--help"], terminal_width=200)
     assert result.exit_code == 0
     help_text = result.output
     for word in argv[len(path) :]:

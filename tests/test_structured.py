@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from assess.errors import InputError
-from assess.models.advisory import Advisory
-from assess.readers.structured import load_document, parse_json, parse_yaml
+from assess.advisories.models import Advisory
+from assess.kernel.errors import InputError
+from assess.kernel.structured import load_document, parse_json, parse_yaml
 
 
 def test_lines_are_tracked() -> None:
@@ -73,7 +73,7 @@ def test_validation_errors_list_every_problem_with_file_and_line() -> None:
 
 
 def test_release_candidates_of_the_fix_are_affected() -> None:
-    from assess.readers.advisories import get_advisory
+    from assess.advisories.catalogue import get_advisory
 
     engine = get_advisory("glm-5.3-kv-leak").engine
     assert engine.is_affected("0.5.21")
@@ -99,7 +99,7 @@ def _yaml_files() -> list[Path]:
 def test_libyaml_parser_gives_what_the_python_parser_gives(monkeypatch: pytest.MonkeyPatch) -> None:
     """parse_yaml composes with libyaml when PyYAML has it; values, lines and duplicates must be
     what the pure-Python parser gives, for every YAML file the project ships or tests with."""
-    from assess.readers import structured
+    from assess.kernel import structured
 
     compared = 0
     for path in _yaml_files():

@@ -3,8 +3,8 @@
 Each subcommand lives in its own module with a ``register(app)`` function; :func:`main` imports only
 the module of the command being run (the probe's openai SDK alone takes 0.4 s to import, which a
 scope run over a small log should not pay). The root group catches
-:class:`~assess.errors.AssessError` once, prints it as one paragraph and exits 2; ``--debug`` shows
-the traceback instead.
+:class:`~assess.kernel.errors.AssessError` once, prints it as one paragraph and exits 2;
+``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import typer
 from typer.core import TyperGroup
 
 from assess import __version__
-from assess.errors import AssessError
+from assess.kernel.errors import AssessError
 
 
 class AssessGroup(TyperGroup):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import typer
 from rich.table import Column, Table
 
-from assess.core.model_ids import normalise_model_id
-from assess.readers.advisories import get_advisory, load_advisories
-from assess.renderers.output import stdout_console, to_json
+from assess.advisories.catalogue import get_advisory, load_advisories
+from assess.kernel.model_ids import normalise_model_id
+from assess.kernel.output import stdout_console, to_json
 
 
 def register(app: typer.Typer) -> None:

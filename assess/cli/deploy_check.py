@@ -6,15 +6,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from assess.atomic import write_text_or_stdout
-from assess.core.deploy import check_deployment
-from assess.errors import UsageError
-from assess.models.common import parse_fail_on
-from assess.models.deploy import DeployCheckResult, NodeReport
-from assess.readers.advisories import load_advisories
-from assess.readers.serverlogs import load_nodes, parse_node_spec
-from assess.readers.serverlogs.isolation import load_isolation_settings
-from assess.renderers.output import stdout_console, to_json
+from assess.advisories.catalogue import load_advisories
+from assess.deploy.check import check_deployment
+from assess.deploy.models import DeployCheckResult, NodeReport
+from assess.deploy.serverlogs import load_nodes, parse_node_spec
+from assess.deploy.serverlogs.isolation import load_isolation_settings
+from assess.kernel.atomic import write_text_or_stdout
+from assess.kernel.common import parse_fail_on
+from assess.kernel.errors import UsageError
+from assess.kernel.output import stdout_console, to_json
 
 HELP = """Check SGLang/vLLM startup logs: does every node's KV pool cover the context it serves?
 

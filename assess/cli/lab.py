@@ -10,9 +10,9 @@ from types import FrameType
 
 import typer
 
-from assess.core.lab import LabConfig
-from assess.core.lab_server import make_lab_server
-from assess.errors import UsageError
+from assess.kernel.errors import UsageError
+from assess.lab.engine import LabConfig
+from assess.lab.server import make_lab_server
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 

@@ -10,21 +10,21 @@ from urllib.parse import urlsplit
 import typer
 from rich.table import Table
 
-from assess.atomic import write_text, write_text_or_stdout
 from assess.cli import lab
-from assess.core.probe_junit import probe_junit
-from assess.core.probe_markers import MIN_FRAGMENT_CHARS, RANDOM_BYTES
-from assess.core.probe_result import probe_endpoint
-from assess.core.probe_run import (
+from assess.kernel.atomic import write_text, write_text_or_stdout
+from assess.kernel.errors import EndpointError, OutputError, UsageError
+from assess.kernel.output import stdout_console, to_json
+from assess.probe.junit import probe_junit
+from assess.probe.markers import MIN_FRAGMENT_CHARS, RANDOM_BYTES
+from assess.probe.models import ProbeResult
+from assess.probe.result import probe_endpoint
+from assess.probe.run import (
     TRANSPORTS,
     ProbeAccount,
     ProbeConfig,
     StreamMode,
     estimate_cost,
 )
-from assess.errors import EndpointError, OutputError, UsageError
-from assess.models.probe import ProbeResult
-from assess.renderers.output import stdout_console, to_json
 
 DEFAULT_KEY_ENV = "ASSESS_API_KEY"
 _RANDOM_CHARS = RANDOM_BYTES * 8 // 5

@@ -10,18 +10,18 @@ from pathlib import Path
 import typer
 import yaml
 
-from assess.atomic import write_bytes, write_text_or_stdout
-from assess.core.answers_diff import diff_answers
-from assess.core.answers_schema import answers_schema
-from assess.errors import UsageError
-from assess.models.answers import AnswerSet
-from assess.readers.advisories import load_advisories
-from assess.readers.answers import load_answers, load_answers_and_bank
-from assess.readers.questionnaire import load_questionnaire
-from assess.renderers.answers_template import answers_template
-from assess.renderers.output import stdout_console, to_json
-from assess.renderers.scoring import print_diff, print_validation
-from assess.renderers.spreadsheet import to_csv, to_xlsx
+from assess.advisories.catalogue import load_advisories
+from assess.kernel.atomic import write_bytes, write_text_or_stdout
+from assess.kernel.errors import UsageError
+from assess.kernel.output import stdout_console, to_json
+from assess.vendor.answers import AnswerSet
+from assess.vendor.answers_file import load_answers, load_answers_and_bank
+from assess.vendor.bank import load_questionnaire
+from assess.vendor.diff import diff_answers
+from assess.vendor.render import print_diff, print_validation
+from assess.vendor.schema import answers_schema
+from assess.vendor.sheet_write import to_csv, to_xlsx
+from assess.vendor.template import answers_template
 
 _Q_HELP = "Questionnaire id or file (default: llm-inference-isolation)."
 

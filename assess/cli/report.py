@@ -7,17 +7,17 @@ from pathlib import Path
 
 import typer
 
-from assess.core.report import build_report
-from assess.core.report_inputs import ReportRequest, display_path, gather
-from assess.renderers.output import progress_bar
-from assess.renderers.report_files import (
+from assess.kernel.output import progress_bar
+from assess.kernel.resources import data_dir
+from assess.report.build import build_report
+from assess.report.files import (
     AFFECTED_CSV,
     FORMATS,
     generation_time,
     parse_formats,
     write_review,
 )
-from assess.resources import data_dir
+from assess.report.inputs import ReportRequest, display_path, gather
 
 #: The shipped samples `assess demo` reviews: an incident-like vendor and its evidence.
 DEMO_VENDOR = "vendors/incident-like.yaml"

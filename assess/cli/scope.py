@@ -10,14 +10,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from assess.atomic import write_text_or_stdout
-from assess.core.scope import ScopeAccumulator, end_of_day, make_filter, require_evidence
-from assess.errors import UsageError
-from assess.models.scope import ScopeResult
-from assess.readers.advisories import get_advisory
-from assess.readers.logs import open_logs, parse_map
-from assess.readers.logs.timestamps import ns_to_datetime, parse_timestamp
-from assess.renderers.output import progress_bar, stderr_console, stdout_console, to_json
+from assess.advisories.catalogue import get_advisory
+from assess.kernel.atomic import write_text_or_stdout
+from assess.kernel.errors import UsageError
+from assess.kernel.output import progress_bar, stderr_console, stdout_console, to_json
+from assess.scope.accumulator import ScopeAccumulator, end_of_day, make_filter, require_evidence
+from assess.scope.logs import open_logs, parse_map
+from assess.scope.logs.timestamps import ns_to_datetime, parse_timestamp
+from assess.scope.models import ScopeResult
 
 HELP = """Scope your exposure to an incident from your own request logs.
 

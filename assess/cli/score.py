@@ -6,14 +6,14 @@ from pathlib import Path
 
 import typer
 
-from assess.atomic import write_text_or_stdout
-from assess.core.scoring import score_answers
-from assess.models.common import hash_file, parse_fail_on
-from assess.readers.advisories import load_advisories
-from assess.readers.answers import load_answers_and_bank
-from assess.readers.scoring_evidence import load_deploy_check, load_probe
-from assess.renderers.output import stdout_console, to_json
-from assess.renderers.scoring import print_score
+from assess.advisories.catalogue import load_advisories
+from assess.kernel.atomic import write_text_or_stdout
+from assess.kernel.common import hash_file, parse_fail_on
+from assess.kernel.output import stdout_console, to_json
+from assess.vendor.answers_file import load_answers_and_bank
+from assess.vendor.render import print_score
+from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.evidence_file import load_deploy_check, load_probe
 
 
 def register(app: typer.Typer) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from assess.models.common import InputFile
-from assess.models.deploy import ParsedServerLog
-from assess.readers.serverlogs import parse_source
-from assess.readers.serverlogs.source import LogSource
+from assess.deploy.models import ParsedServerLog
+from assess.deploy.serverlogs import parse_source
+from assess.deploy.serverlogs.source import LogSource
+from assess.kernel.common import InputFile
 from tests.conftest import ASSETS, REPO
 
 SAMPLES = REPO / "samples" / "serverlogs"

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from assess.core.deploy import check_deployment
-from assess.core.deploy_rules import uncovered
-from assess.errors import InputError
-from assess.models.common import Severity
-from assess.models.deploy import NodeLog, ParsedServerLog, Role, Verdict
-from assess.readers.advisories import load_advisories
-from assess.readers.serverlogs import PARSERS
-from assess.readers.serverlogs.isolation import load_isolation_settings
+from assess.advisories.catalogue import load_advisories
+from assess.deploy.check import check_deployment
+from assess.deploy.models import NodeLog, ParsedServerLog, Role, Verdict
+from assess.deploy.rules import uncovered
+from assess.deploy.serverlogs import PARSERS
+from assess.deploy.serverlogs.isolation import load_isolation_settings
+from assess.kernel.common import Severity
+from assess.kernel.errors import InputError
 
 
 def node(name: str, **fields: Any) -> NodeLog:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from assess.models.deploy import Role
-from assess.readers.serverlogs import load_nodes
+from assess.deploy.models import Role
+from assess.deploy.serverlogs import load_nodes
 from tests.deploy.conftest import DEPLOY_ASSETS, parse_text, sample
 
 EXPECTED: dict[str, dict[str, Any]] = {

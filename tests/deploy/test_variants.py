@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assess.readers.serverlogs import load_nodes
+from assess.deploy.serverlogs import load_nodes
 from tests.deploy.conftest import DEPLOY_ASSETS, parse_text, sample
 
 SAMPLES = [

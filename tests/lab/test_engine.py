@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assess.core.lab import (
+from assess.lab.engine import (
     PLACEHOLDER,
     LabConfig,
     LabEngine,

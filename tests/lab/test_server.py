@@ -9,8 +9,8 @@ import sys
 
 import httpx
 
-from assess.core.lab import LabConfig
-from assess.core.lab_server import STREAM_CHUNK_CHARS, run_lab_server
+from assess.lab.engine import LabConfig
+from assess.lab.server import STREAM_CHUNK_CHARS, run_lab_server
 
 KEY = {"Authorization": "Bearer lab-key-a"}
 SECRET = "kv9-averylongmarkerwordforthelab"

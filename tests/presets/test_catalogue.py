@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from assess.readers.logs.paths import MISSING, get_path
-from assess.readers.logs.presets import PRESETS_DIR, Preset, detect_preset, load_presets
+from assess.scope.logs.paths import MISSING, get_path
+from assess.scope.logs.presets import PRESETS_DIR, Preset, detect_preset, load_presets
 from tests.presets._samples import REPO, expectations, raw_records
 
 GATEWAYS = sorted(p.stem for p in PRESETS_DIR.glob("*.yaml") if p.stem != "canonical")

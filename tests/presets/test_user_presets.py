@@ -37,7 +37,7 @@ def test_shipped_preset_copied_to_a_file_gives_the_same_counts(
     """A preset is plain data: a copy of the shipped file works as --preset PATH."""
     import json
 
-    source = REPO / "assess/presets/cloudflare-ai-gateway.yaml"
+    source = REPO / "assess/scope/logs/presets/cloudflare-ai-gateway.yaml"
     copy = tmp_path / "cloudflare-ai-gateway.yaml"
     copy.write_text(source.read_text())
     by_id = run_cli("scope", SAMPLE, "--preset", "cloudflare-ai-gateway", "--json", "-")

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from assess.cli import app
-from assess.core.lab import LabConfig
-from assess.core.lab_server import run_lab_server
+from assess.lab.engine import LabConfig
+from assess.lab.server import run_lab_server
 
 KEY_A = "sk-probe-test-AAAA-0f3c9e7d"
 KEY_B = "sk-probe-test-BBBB-81d2aa40"

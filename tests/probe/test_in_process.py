@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import threading
 
-from assess.core.lab import LabConfig
-from assess.core.lab_server import run_lab_server
-from assess.core.probe_result import probe_endpoint
-from assess.core.probe_run import ProbeAccount, ProbeConfig
+from assess.lab.engine import LabConfig
+from assess.lab.server import run_lab_server
+from assess.probe.result import probe_endpoint
+from assess.probe.run import ProbeAccount, ProbeConfig
 
 A = ProbeAccount("A", "ASSESS_API_KEY", "k-a")
 B = ProbeAccount("B", "OTHER_KEY", "k-b")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assess.core.probe_markers import (
+from assess.probe.markers import (
     MIN_BITS,
     Marker,
     new_marker,

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from assess.core.lab import LabConfig
-from assess.core.lab_server import run_lab_server
+from assess.lab.engine import LabConfig
+from assess.lab.server import run_lab_server
 from tests.probe.conftest import KEY_A, SMALL_LAB
 from tests.probe.servers import Reply, closed_port_url, completion, json_reply, scripted_server
 

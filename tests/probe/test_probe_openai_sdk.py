@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assess.core.lab import LabConfig
-from assess.core.lab_server import run_lab_server
+from assess.lab.engine import LabConfig
+from assess.lab.server import run_lab_server
 from tests.probe.conftest import SMALL_LAB
 from tests.probe.servers import Reply, closed_port_url, completion, json_reply, scripted_server
 

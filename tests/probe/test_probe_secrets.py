@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from assess.core.lab import LabConfig
-from assess.core.lab_server import run_lab_server
-from assess.core.probe_transport import excerpt, redact_secret
+from assess.lab.engine import LabConfig
+from assess.lab.server import run_lab_server
+from assess.probe.transport.interface import excerpt, redact_secret
 from tests.probe.conftest import KEY_A, KEY_B, SMALL_LAB
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assess.models.probe import ProbeResult
+from assess.probe.models import ProbeResult
 from tests.conftest import REPO
 
 SAMPLES = REPO / "samples" / "probes"

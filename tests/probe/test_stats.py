@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from assess.core.probe_result import compute_stats
-from assess.core.probe_stats import clopper_pearson_upper, rule_of_three, wilson_upper
+from assess.probe.result import compute_stats
+from assess.probe.stats import clopper_pearson_upper, rule_of_three, wilson_upper
 
 
 @pytest.mark.parametrize("n", [1, 3, 17, 100, 3000])

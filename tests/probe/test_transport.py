@@ -7,7 +7,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from assess.core.probe_transport import MAX_RETRY_WAIT_S, parse_completion, retry_after_seconds
+from assess.probe.transport.interface import MAX_RETRY_WAIT_S, parse_completion, retry_after_seconds
 
 
 def test_every_text_field_of_a_completion_is_collected() -> None:

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from assess.errors import InputError
-from assess.models.common import EvidenceLevel
-from assess.readers.answers import load_answers, load_answers_and_bank
-from assess.readers.answers_check import check_answers
-from assess.readers.questionnaire import shipped_questionnaire
-from assess.readers.structured import parse_yaml
+from assess.kernel.common import EvidenceLevel
+from assess.kernel.errors import InputError
+from assess.kernel.structured import parse_yaml
+from assess.vendor.answers_check import check_answers
+from assess.vendor.answers_file import load_answers, load_answers_and_bank
+from assess.vendor.bank import shipped_questionnaire
 from tests.conftest import ASSETS
 
 Q = ASSETS / "questionnaire"

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from assess.core.scoring.checks import CHECKS
-from assess.errors import CatalogueError, InputError
-from assess.models.common import Severity
-from assess.models.questionnaire import KNOWN_CHECKS, AnswerType
-from assess.readers.questionnaire import (
+from assess.kernel.common import Severity
+from assess.kernel.errors import CatalogueError, InputError
+from assess.kernel.structured import parse_yaml
+from assess.vendor.bank import (
     load_questionnaire,
     load_questionnaire_file,
     questionnaire_from_located,
     shipped_questionnaire,
 )
-from assess.readers.structured import parse_yaml
+from assess.vendor.questionnaire import KNOWN_CHECKS, AnswerType
+from assess.vendor.scoring.checks import CHECKS
 from tests.conftest import ASSETS
 
 REQUIRED_IDS = """vendor.name vendor.service vendor.models engine.name engine.version

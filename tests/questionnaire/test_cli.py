@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from assess.readers.answers import load_answers
-from assess.readers.questionnaire import shipped_questionnaire
+from assess.vendor.answers_file import load_answers
+from assess.vendor.bank import shipped_questionnaire
 from tests.conftest import ASSETS, REPO
 
 Run = Callable[..., Any]

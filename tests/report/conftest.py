@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from assess.cli import app
-from tests.conftest import ASSETS
+from tests.conftest import ASSETS, CLI_ENV
 
 REPORT_ASSETS = ASSETS / "report"
 EPOCH = "1790000000"  # 2026-09-21T14:13:20Z
@@ -22,7 +22,7 @@ def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
     """Run the assess CLI in-process with SOURCE_DATE_EPOCH set (unless env overrides it)."""
     runner = CliRunner()
     return runner.invoke(
-        app, list(args), env={"SOURCE_DATE_EPOCH": EPOCH, **(env or {})}, catch_exceptions=False
+        app, list(args), env={**CLI_ENV, "SOURCE_DATE_EPOCH": EPOCH, **(env or {})}, catch_exceptions=False
     )
 
 

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from assess.renderers.report_files import affected_csv_bytes
+from assess.report.files import affected_csv_bytes
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from assess.models.report import Report
-from assess.renderers.pdf import render_pdf
-from assess.resources import data_dir
+from assess.kernel.resources import data_dir
+from assess.report.models import Report
+from assess.report.pdf import render_pdf
 from tests.report.conftest import copy_assets, full_args, invoke
 
 

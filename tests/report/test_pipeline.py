@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from assess.cli import app
 from assess.cli.report import DEMO_LOGS, DEMO_PROBE, DEMO_SERVERLOGS, DEMO_VENDOR
-from assess.resources import data_dir
+from assess.kernel.resources import data_dir
+from tests.conftest import CLI_ENV
 from tests.report.conftest import copy_assets, full_args, invoke
 
 SAMPLES = data_dir("samples")
@@ -211,7 +212,7 @@ def test_a_probe_document_missing_a_field_is_a_clean_exit_2(module_tmp: Path) ->
     probe = module_tmp / "half-probe.json"
     probe.write_text('{"schema_version": 1, "kind": "assess.probe"}\n')
     args = ["report", "-q", str(SAMPLES / DEMO_VENDOR), "--probe", str(probe)]
-    result = CliRunner().invoke(app, [*args, "--out", str(module_tmp / "never")])
+    result = CliRunner(env=CLI_ENV).invoke(app, [*args, "--out", str(module_tmp / "never")])
     assert result.exit_code == 2, result.output
     assert f"{probe}: leak_found: Field required" in result.output
     assert "Traceback" not in result.output

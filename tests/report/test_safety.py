@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from assess.renderers.html import template_dir
-from assess.renderers.pdf import AssetRefusedError, asset_path, make_fetcher
+from assess.report.html import template_dir
+from assess.report.pdf import AssetRefusedError, asset_path, make_fetcher
 from tests.report.conftest import copy_assets, full_args, invoke
 
 

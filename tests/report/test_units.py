@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from assess.core.report_findings import merge_findings
-from assess.core.report_inputs import display_path
-from assess.core.report_sections import fill_days, redact
-from assess.errors import UsageError
-from assess.models.report import DayCount, DayRow, FindingView, PoolBar
-from assess.renderers.charts import _ticks, per_day_chart, pool_chart, tier_band
-from assess.renderers.report_files import generation_time, parse_formats
+from assess.kernel.errors import UsageError
+from assess.report.charts import _ticks, per_day_chart, pool_chart, tier_band
+from assess.report.files import generation_time, parse_formats
+from assess.report.findings import merge_findings
+from assess.report.inputs import display_path
+from assess.report.models import DayCount, DayRow, FindingView, PoolBar
+from assess.report.sections import fill_days, redact
 
 
 def test_generation_time_honours_source_date_epoch() -> None:
@@ -118,7 +118,7 @@ def test_display_path_never_shows_a_folder_outside_the_working_folder(tmp_path: 
 
 
 def test_display_path_names_shipped_samples_by_their_place_in_samples() -> None:
-    from assess.resources import data_dir
+    from assess.kernel.resources import data_dir
 
     sample = data_dir("samples") / "vendors" / "incident-like.yaml"
     assert display_path(sample, Path("/")) == "samples/vendors/incident-like.yaml"

@@ -14,11 +14,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
-from assess.core.scope import ScopeAccumulator, make_filter
-from assess.models.scope import ScopeResult
-from assess.readers.advisories import get_advisory
-from assess.readers.logs import open_logs
-from assess.readers.logs.presets import CANONICAL_FIELDS
+from assess.advisories.catalogue import get_advisory
+from assess.scope.accumulator import ScopeAccumulator, make_filter
+from assess.scope.logs import open_logs
+from assess.scope.logs.presets import CANONICAL_FIELDS
+from assess.scope.models import ScopeResult
 
 FIELDS = list(CANONICAL_FIELDS)  # the canonical preset's columns, in order
 

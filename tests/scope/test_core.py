@@ -8,11 +8,11 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from assess.core.scope import ScopeAccumulator, make_filter
-from assess.core.scope_text import foreign_kinds, token_range
-from assess.errors import UsageError
-from assess.models.scope import BATCH_SCHEMA, TEXT, LogBatch
-from assess.readers.advisories import get_advisory
+from assess.advisories.catalogue import get_advisory
+from assess.kernel.errors import UsageError
+from assess.scope.accumulator import ScopeAccumulator, make_filter
+from assess.scope.models import BATCH_SCHEMA, TEXT, LogBatch
+from assess.scope.text import foreign_kinds, token_range
 from tests.scope.helpers import conserved, scope, write
 
 

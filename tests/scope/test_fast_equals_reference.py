@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assess.core.scope import ScopeAccumulator, make_filter
-from assess.readers.advisories import get_advisory
-from assess.readers.logs import engine, open_logs
-from assess.readers.logs.engine import SAMPLE
+from assess.advisories.catalogue import get_advisory
+from assess.scope.accumulator import ScopeAccumulator, make_filter
+from assess.scope.logs import engine, open_logs
+from assess.scope.logs.engine import SAMPLE
 from tests.scope.helpers import ndjson
 
 texts = st.one_of(
@@ -72,8 +72,8 @@ def test_fast_path_document_equals_reference(
 
 
 def test_plan_reads_plain_text_keys_as_columns_and_leaves_the_rest_to_lines() -> None:
-    from assess.readers.logs.columnar import ColumnPlan
-    from assess.readers.logs.presets import get_preset
+    from assess.scope.logs.fast.columnar import ColumnPlan
+    from assess.scope.logs.presets import get_preset
 
     preset = get_preset("canonical")
     sample = [

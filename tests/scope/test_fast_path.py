@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-import assess.readers.logs.engine as engine
+import assess.scope.logs.engine as engine
 from tests.scope.helpers import conserved, scope, write
 
 
@@ -83,7 +83,7 @@ def test_parquet_takes_the_columnar_path_with_timestamp_columns(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from assess.readers.logs.timestamps import parse_timestamp
+    from assess.scope.logs.timestamps import parse_timestamp
 
     rows = _rows(300)
     stamps = [parse_timestamp(r["timestamp"]) for r in rows]

@@ -7,8 +7,8 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assess.core.scope import _foreign_column
-from assess.core.scope_text import MAYBE_FOREIGN, foreign_kinds
+from assess.scope.accumulator import _foreign_column
+from assess.scope.text import MAYBE_FOREIGN, foreign_kinds
 
 PIECES = st.sampled_from(
     [

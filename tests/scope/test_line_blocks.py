@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assess.readers.logs import sources
-from assess.readers.logs.blocks import spread
-from assess.readers.logs.sources import line_blocks
+from assess.scope.logs import sources
+from assess.scope.logs.fast.blocks import spread
+from assess.scope.logs.sources import line_blocks
 
 DATA = b'{"a":1}\n\n' + b"x" * 50 + b"\n  \n" + b'{"b":"' + b"y" * 30 + b'"}\n{"c":3}'
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assess.core.model_ids import matches, normalise_model_id
+from assess.kernel.model_ids import matches, normalise_model_id
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from assess import atomic
+from assess.kernel import atomic
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")

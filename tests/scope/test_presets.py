@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from assess.errors import InputError, UsageError
-from assess.readers.logs.paths import MISSING, get_path
-from assess.readers.logs.presets import (
+from assess.kernel.errors import InputError, UsageError
+from assess.scope.logs.paths import MISSING, get_path
+from assess.scope.logs.presets import (
     PRESETS_DIR,
     Preset,
     detect_preset,
@@ -16,7 +16,7 @@ from assess.readers.logs.presets import (
     load_presets,
     parse_map,
 )
-from assess.readers.logs.records import classify, parse_tokens
+from assess.scope.logs.records import classify, parse_tokens
 from tests.scope.helpers import scope
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets" / "scope"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import zstandard
 
-from assess.errors import InputError
+from assess.kernel.errors import InputError
 from tests.scope.helpers import conserved, ndjson, scope, write
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets" / "scope"
@@ -275,7 +275,7 @@ def test_csv_json_cell_and_missing_column(tmp_path: Path) -> None:
 
 
 def test_progress_is_reported_through_the_callback(tmp_path: Path) -> None:
-    from assess.readers.logs import open_logs
+    from assess.scope.logs import open_logs
 
     a = write(tmp_path / "a.ndjson.gz", RECORDS * 20, "ndjson.gz")
     b = write(tmp_path / "b.csv", RECORDS, "csv")

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pyarrow as pa
 import pytest
 
-from assess.readers.logs.timestamps import (
+from assess.scope.logs.timestamps import (
     datetime_to_ns,
     ns_to_datetime,
     parse_array,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from assess.core.scoring import score_answers
-from assess.errors import InputError
-from assess.models.answers import AnswerSet
-from assess.readers.advisories import load_advisories
-from assess.readers.answers_check import check_answers
-from assess.readers.questionnaire import shipped_questionnaire
-from assess.readers.structured import parse_yaml
+from assess.advisories.catalogue import load_advisories
+from assess.kernel.errors import InputError
+from assess.kernel.structured import parse_yaml
+from assess.vendor.answers import AnswerSet
+from assess.vendor.answers_check import check_answers
+from assess.vendor.bank import shipped_questionnaire
+from assess.vendor.scoring import score_answers
 
 BANK = shipped_questionnaire()
 

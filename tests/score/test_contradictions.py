@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from assess.core.scoring import score_answers
-from assess.errors import InputError
-from assess.models.score import ScoreResult
-from assess.readers.advisories import load_advisories
-from assess.readers.answers import load_answers_and_bank
-from assess.readers.scoring_evidence import load_deploy_check, load_probe
+from assess.advisories.catalogue import load_advisories
+from assess.kernel.errors import InputError
+from assess.vendor.answers_file import load_answers_and_bank
+from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.evidence_file import load_deploy_check, load_probe
+from assess.vendor.scoring.models import ScoreResult
 from tests.conftest import ASSETS, REPO
 
 S = ASSETS / "score"

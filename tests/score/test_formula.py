@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from assess.core.scoring import score_answers
-from assess.models.common import Severity
-from assess.models.score import Tier
-from assess.readers.advisories import load_advisories
-from assess.readers.answers import load_answers_and_bank
+from assess.advisories.catalogue import load_advisories
+from assess.kernel.common import Severity
+from assess.vendor.answers_file import load_answers_and_bank
+from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.models import Tier
 from tests.conftest import REPO
 from tests.score.test_samples import score_sample
 

@@ -8,13 +8,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assess.core.scoring import score_answers
-from assess.models.answers import AnswerSet, CheckedAnswer
-from assess.models.common import EvidenceLevel
-from assess.models.questionnaire import AnswerType, Question
-from assess.models.score import ScoreResult
-from assess.readers.advisories import load_advisories
-from assess.readers.questionnaire import shipped_questionnaire
+from assess.advisories.catalogue import load_advisories
+from assess.kernel.common import EvidenceLevel
+from assess.vendor.answers import AnswerSet, CheckedAnswer
+from assess.vendor.bank import shipped_questionnaire
+from assess.vendor.questionnaire import AnswerType, Question
+from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.models import ScoreResult
 
 BANK = shipped_questionnaire()
 ADVISORIES = load_advisories()

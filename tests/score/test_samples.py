@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from assess.core.scoring import score_answers
-from assess.models.score import ScoreResult
-from assess.readers.advisories import load_advisories
-from assess.readers.answers import load_answers_and_bank
+from assess.advisories.catalogue import load_advisories
+from assess.vendor.answers_file import load_answers_and_bank
+from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.models import ScoreResult
 from tests.conftest import REPO
 
 INCIDENT = [

@@ -1,0 +1,1 @@
+"""Incident advisories: the catalogue of known incidents (YAML in advisories/) and its models."""

@@ -1,1 +1,0 @@
-"""Core: pure functions on validated models. Nothing here prints, exits or reads sys.argv."""

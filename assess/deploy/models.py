@@ -1,0 +1,140 @@
+"""Models of `assess deploy-check`: what a server log says, the isolation catalogue, the result.
+
+The result document (kind ``assess.deploy-check``) is a contract read by `assess score` and
+`assess report`; see docs/CONTRACTS.md. Keys may be added, never removed or renamed.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import Field
+
+from assess.kernel.common import Finding, InputFile, Severity
+from assess.kernel.model import Model
+
+SCHEMA_VERSION = 1
+KIND = "assess.deploy-check"
+
+#: A setting value as read from a log: numbers stay numbers, flags become booleans.
+Scalar = str | int | float | bool | None
+
+
+class Role(StrEnum):
+    """What a node does in its deployment."""
+
+    PREFILL = "prefill"
+    DECODE = "decode"
+    AGGREGATED = "aggregated"
+    UNKNOWN = "unknown"
+
+    @property
+    def disaggregated(self) -> bool:
+        """Return True for the prefill and decode halves of a disaggregated deployment."""
+        return self in (Role.PREFILL, Role.DECODE)
+
+
+class Verdict(StrEnum):
+    """A node's or a deployment's verdict."""
+
+    PASS = "pass"
+    FLAG = "flag"
+    INCONCLUSIVE = "inconclusive"
+
+
+class ParsedServerLog(Model):
+    """What one engine's startup log says (the reader's output; no judgement yet)."""
+
+    engine: Literal["sglang", "vllm", "unknown"]
+    version: str | None = None
+    role: Role | None = Field(default=None, description="Role printed in the log, if any")
+    pool_tokens: int | None = Field(default=None, description="KV pool size in tokens")
+    context_tokens: int | None = Field(default=None, description="Context length served")
+    settings: dict[str, Scalar] = Field(default_factory=dict)
+    evidence: dict[str, str] = Field(
+        default_factory=dict, description="Field -> 'line N: text' it was read from"
+    )
+    hints: dict[str, str] = Field(
+        default_factory=dict, description="Field -> which line to look for when it is missing"
+    )
+    notes: list[str] = Field(default_factory=list)
+    problem: str | None = Field(
+        default=None, description="Why the log could not be read at all (empty, binary...)"
+    )
+
+
+class IsolationSetting(Model):
+    """One isolation-relevant engine setting (catalogue entry, see isolation_settings.yaml)."""
+
+    id: str = Field(pattern=r"^[a-z0-9_]+$", description="Key in a node's settings")
+    engine: Literal["sglang", "vllm"]
+    title: str
+    since: str = Field(description="First engine version believed to have it")
+    since_basis: str = Field(description="Why we believe that (PR, release date)")
+    printed_in: Literal["server_args", "env"] = Field(
+        description="server_args: seeing it printed proves the version has it; env: it does not"
+    )
+    roles: list[Role] = Field(min_length=1, description="Roles where it matters")
+    off_values: list[str] = Field(min_length=1, description="Values meaning 'off' (lower case)")
+    remediation: str
+    reference: str
+
+
+class IsolationCatalogue(Model):
+    """The isolation settings catalogue file."""
+
+    settings: list[IsolationSetting]
+
+
+class NodeLog(Model):
+    """One node's parsed log, ready for the check (what :func:`check_deployment` takes)."""
+
+    name: str
+    source: str
+    parsed: ParsedServerLog
+    role_override: Role | None = None
+    input_file: InputFile | None = None
+
+
+class NodeFinding(Finding):
+    """A deploy-check finding: a :class:`Finding` plus the node it concerns (None: all nodes)."""
+
+    node: str | None = None
+
+
+class NodeReport(Model):
+    """One node of the deployment as judged (contract keys first)."""
+
+    name: str
+    source: str
+    engine: str
+    version: str | None
+    role: Role
+    pool_tokens: int | None
+    context_tokens: int | None
+    verdict: Verdict
+    settings: dict[str, Scalar] = Field(default_factory=dict)
+    role_from: Literal["log", "--node", "default"] = "log"
+    evidence: dict[str, str] = Field(default_factory=dict)
+    missing: list[str] = Field(default_factory=list)
+    reason: str = Field(default="", description="Why the verdict is inconclusive")
+    notes: list[str] = Field(default_factory=list)
+
+
+class DeployCheckResult(Model):
+    """The `assess deploy-check --json` document."""
+
+    schema_version: int = SCHEMA_VERSION
+    kind: Literal["assess.deploy-check"] = "assess.deploy-check"
+    nodes: list[NodeReport]
+    findings: list[NodeFinding]
+    verdict: Verdict
+    fail_on: Severity = Severity.HIGH
+    advertised_context: int | None = None
+    inputs: list[InputFile] = Field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        """Return True when the check should exit 1 (a finding at fail_on, or inconclusive)."""
+        return self.verdict is not Verdict.PASS

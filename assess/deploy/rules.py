@@ -1,0 +1,391 @@
+"""The deploy-check rules: pure functions from nodes to findings (never print, never read files).
+
+Each node rule takes a :class:`NodeView` and the :class:`Deployment` it belongs to; each
+deployment rule takes the deployment. Both return findings; the lists at the end are the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from packaging.version import InvalidVersion, Version
+
+from assess.advisories.models import Advisory
+from assess.deploy.models import IsolationSetting, NodeFinding, ParsedServerLog, Role
+from assess.kernel.common import EvidenceLevel, Severity
+
+SOURCE = "deploy-check"
+INCIDENT_NOTE = (
+    "This is the GLM-5.3 incident's configuration: SGLang before 0.5.22 in disaggregated mode "
+    "replaced an over-length prompt with a one-token placeholder without retiring it, and decode "
+    "attended over stale KV pages written by other requests."
+)
+
+
+@dataclass(frozen=True)
+class NodeView:
+    """A node as the rules see it: its name, effective role and what its log says."""
+
+    name: str
+    role: Role
+    log: ParsedServerLog
+
+    @property
+    def complete(self) -> bool:
+        """Return True when the log gave both the pool and the context length."""
+        return self.log.pool_tokens is not None and self.log.context_tokens is not None
+
+    @property
+    def version(self) -> Version | None:
+        """Return the engine version, or None when absent or not PEP 440."""
+        try:
+            return Version(self.log.version) if self.log.version else None
+        except InvalidVersion:
+            return None
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """All nodes of one check, plus what the rules need from outside the logs."""
+
+    nodes: Sequence[NodeView]
+    advertised_context: int | None = None
+    advisories: Mapping[str, Advisory] = field(default_factory=dict)
+    isolation: Sequence[IsolationSetting] = ()
+
+    @property
+    def disaggregated(self) -> bool:
+        """Return True when any node is a prefill or decode node."""
+        return any(node.role.disaggregated for node in self.nodes)
+
+
+def _finding(
+    node: str | None, fid: str, severity: Severity, title: str, detail: str, fix: str,
+    rests_on: list[str],
+) -> NodeFinding:  # fmt: skip
+    return NodeFinding(
+        id=fid,
+        severity=severity,
+        title=title,
+        detail=detail,
+        remediation=fix,
+        rests_on=rests_on,
+        evidence_level=EvidenceLevel.VERIFIED,
+        source=SOURCE,
+        node=node,
+    )
+
+
+def uncovered(pool: int, window: int) -> str:
+    """Return the share of ``window`` with no backing memory, e.g. '35.0%'."""
+    return f"{(window - pool) / window:.1%}"
+
+
+def _evidence(node: NodeView, *keys: str) -> list[str]:
+    return [node.name] + [f"{k}: {node.log.evidence[k]}" for k in keys if k in node.log.evidence]
+
+
+def _fix_pool(node: NodeView, limit: int) -> str:
+    if node.log.engine == "vllm":
+        return (
+            f"Lower --max-model-len to at most {limit:,}, or give the KV cache more memory "
+            "(--gpu-memory-utilization, more GPUs, lighter weights) until 'GPU KV cache size' "
+            "is at least the context length. Recheck after every change."
+        )
+    return (
+        f"Lower --context-length to at most {limit:,}, or give the KV pool more memory "
+        "(--mem-fraction-static, more GPUs, lighter weights or quantization) until "
+        "max_total_num_tokens is at least context_len on every prefill and decode node. "
+        "Recheck after every change of weights, quantization, parallelism or memory fraction."
+    )
+
+
+def _pool_severity(node: NodeView) -> Severity:
+    return Severity.CRITICAL if node.role is Role.PREFILL else Severity.HIGH
+
+
+def pool_vs_context(node: NodeView, dep: Deployment) -> list[NodeFinding]:
+    """Pool smaller than the context length this node serves."""
+    pool, ctx = node.log.pool_tokens, node.log.context_tokens
+    if pool is None or ctx is None or pool >= ctx:
+        return []
+    detail = (
+        f"{uncovered(pool, ctx)} of the context window ({ctx - pool:,} of {ctx:,} tokens) has no "
+        f"backing KV memory on this {node.role.value} node: a prompt longer than {pool:,} tokens "
+        "cannot be held by the pool."
+    )
+    if node.role is Role.PREFILL and node.log.engine == "sglang":
+        detail += " " + INCIDENT_NOTE
+    if node.log.settings.get("refused_to_start"):
+        detail += " The engine refused to start with this configuration, so it serves nothing."
+    return [
+        _finding(
+            node.name,
+            "pool-smaller-than-context",
+            _pool_severity(node),
+            f"{node.name}: KV pool ({pool:,} tokens) is smaller than the context length ({ctx:,})",
+            detail,
+            _fix_pool(node, pool),
+            _evidence(node, "pool_tokens", "context_tokens"),
+        )
+    ]
+
+
+def pool_vs_advertised(node: NodeView, dep: Deployment) -> list[NodeFinding]:
+    """Pool smaller than the context window the service advertises (--advertised-context)."""
+    pool, adv = node.log.pool_tokens, dep.advertised_context
+    if pool is None or adv is None or pool >= adv:
+        return []
+    ctx = node.log.context_tokens
+    if ctx is not None and pool < ctx and ctx == adv:
+        return []  # pool_vs_context already says exactly this
+    return [
+        _finding(
+            node.name,
+            "pool-smaller-than-advertised-context",
+            _pool_severity(node),
+            f"{node.name}: KV pool ({pool:,} tokens) is smaller than the advertised context "
+            f"({adv:,})",
+            f"{uncovered(pool, adv)} of the advertised window ({adv - pool:,} of {adv:,} tokens) "
+            f"has no backing KV memory on this {node.role.value} node.",
+            _fix_pool(node, pool) + " Or advertise no more than the pool holds.",
+            _evidence(node, "pool_tokens") + [f"--advertised-context {adv}"],
+        )
+    ]
+
+
+def pool_vs_deployment(node: NodeView, dep: Deployment) -> list[NodeFinding]:
+    """A node's pool is smaller than the longest context another node of the deployment serves.
+
+    In disaggregated serving the decode node receives the whole prompt's KV from prefill, so
+    every node must hold the longest context any node accepts.
+    """
+    pool = node.log.pool_tokens
+    own = node.log.context_tokens or 0
+    if pool is None or not dep.disaggregated:
+        return []
+    widest = max(
+        (n for n in dep.nodes if n.log.context_tokens is not None),
+        key=lambda n: n.log.context_tokens or 0,
+        default=None,
+    )
+    if widest is None or widest is node:
+        return []
+    ctx = widest.log.context_tokens or 0
+    if pool >= ctx or pool < own:
+        return []  # fits, or pool_vs_context already flags it
+    return [
+        _finding(
+            node.name,
+            "pool-smaller-than-deployment-context",
+            Severity.HIGH,
+            f"{node.name}: KV pool ({pool:,} tokens) is smaller than the context {widest.name} "
+            f"accepts ({ctx:,})",
+            f"{uncovered(pool, ctx)} of the window {widest.name} accepts has no backing memory "
+            f"here; the KV of a long prompt is handed over whole between prefill and decode.",
+            _fix_pool(node, pool),
+            _evidence(node, "pool_tokens") + _evidence(widest, "context_tokens"),
+        )
+    ]
+
+
+def advisory_version(node: NodeView, dep: Deployment) -> list[NodeFinding]:
+    """An engine version that an advisory names."""
+    named = [a for a in dep.advisories.values() if a.engine.name.lower() == node.log.engine]
+    if not named:
+        return []
+    if node.version is None:
+        return [
+            _finding(
+                node.name,
+                "engine-version-unknown",
+                Severity.INFO,
+                f"{node.name}: the {node.log.engine} version is not in the log",
+                "Advisories name affected engine versions; without the version this node "
+                "cannot be checked against them.",
+                f"Add the version to the startup log: {node.log.hints.get('version', '')}.",
+                [node.name, *sorted(a.id for a in named)],
+            )
+        ]
+    found: list[NodeFinding] = []
+    version = str(node.version)
+    for adv in named:
+        if not adv.engine.is_affected(version):
+            continue
+        mode = "disaggregated" if node.role.disaggregated else "aggregated"
+        if node.role is Role.UNKNOWN and dep.disaggregated:
+            mode = "disaggregated"
+        modes = adv.engine.deployment_modes
+        short = [n for n in dep.nodes if n.log.pool_tokens and n.log.context_tokens
+                 and n.log.pool_tokens < n.log.context_tokens]  # fmt: skip
+        if modes and mode not in modes:
+            severity = Severity.LOW
+            why = f"the advisory concerns {', '.join(modes)} mode and this node runs {mode}"
+        elif short:
+            severity = Severity.CRITICAL
+            why = f"{mode} mode, and a pool smaller than the context on {short[0].name}"
+        else:
+            severity = Severity.HIGH
+            why = f"{mode} mode"
+        found.append(
+            _finding(
+                node.name,
+                "engine-version-affected",
+                severity,
+                f"{node.name}: {node.log.engine} {version} is named by advisory {adv.id}",
+                f"{adv.title}. Affected: {adv.engine.name} {adv.engine.affected}; {why}.",
+                f"Upgrade {adv.engine.name} to {adv.engine.fixed_version} or later.",
+                [adv.id, *_evidence(node, "version")],
+            )
+        )
+    return found
+
+
+def _is_off(value: object, setting: IsolationSetting) -> bool:
+    text = "none" if value is None else str(value).strip().lower()
+    return text in setting.off_values
+
+
+def isolation_settings(node: NodeView, dep: Deployment) -> list[NodeFinding]:
+    """Isolation settings off where the engine version supports them; unseen ones as info."""
+    found: list[NodeFinding] = []
+    unseen: list[IsolationSetting] = []
+    for setting in dep.isolation:
+        if setting.engine != node.log.engine or node.role not in setting.roles:
+            continue
+        supported = node.version is None or node.version >= Version(setting.since)
+        if setting.id not in node.log.settings:
+            if supported:
+                unseen.append(setting)
+            continue
+        value = node.log.settings[setting.id]
+        if not _is_off(value, setting) or not (supported or setting.printed_in == "server_args"):
+            continue
+        found.append(
+            _finding(
+                node.name,
+                "isolation-setting-off",
+                Severity.MEDIUM if node.role.disaggregated else Severity.LOW,
+                f"{node.name}: {setting.title} is off",
+                f"The log shows {setting.id}={value!r}; available since {node.log.engine} "
+                f"{setting.since} ({setting.since_basis}).",
+                setting.remediation,
+                [setting.reference, *_evidence(node, f"settings.{setting.id}")],
+            )
+        )
+    if unseen and node.role.disaggregated:
+        names = ", ".join(s.title for s in unseen)
+        found.append(
+            _finding(
+                node.name,
+                "isolation-settings-not-in-log",
+                Severity.INFO,
+                f"{node.name}: {len(unseen)} isolation setting(s) cannot be seen in the log",
+                f"Not printed: {names}. Environment variables are invisible unless the "
+                "entrypoint echoes them.",
+                "Echo the SGLANG_* isolation variables in the entrypoint before the launch.",
+                [node.name, *(s.reference for s in unseen)],
+            )
+        )
+    return found
+
+
+def inconclusive(node: NodeView, dep: Deployment) -> list[NodeFinding]:
+    """A log with no pool or no context length: the node cannot be judged."""
+    if node.complete and node.log.problem is None:
+        return []
+    return [
+        _finding(
+            node.name,
+            "log-inconclusive",
+            Severity.MEDIUM,
+            f"{node.name}: the log does not show whether the pool covers the context",
+            missing_reason(node),
+            "Give the node's full startup log (from the launch until 'ready'), or add the "
+            "missing line to it.",
+            [node.name],
+        )
+    ]
+
+
+def missing_fields(node: NodeView) -> list[str]:
+    """Return the judged fields the log lacks (pool_tokens, context_tokens)."""
+    if node.log.problem is not None:
+        return ["pool_tokens", "context_tokens"]
+    return [k for k in ("pool_tokens", "context_tokens") if getattr(node.log, k) is None]
+
+
+def missing_reason(node: NodeView) -> str:
+    """Return why the node is inconclusive and which line to look for."""
+    if node.log.problem is not None:
+        return node.log.problem
+    names = {"pool_tokens": "KV pool size", "context_tokens": "context length"}
+    return "; ".join(
+        f"no {names[k]} found: look for {node.log.hints.get(k, k)}" for k in missing_fields(node)
+    )
+
+
+def nodes_disagree(dep: Deployment) -> list[NodeFinding]:
+    """Nodes of one deployment that run different engine versions or context lengths."""
+    found: list[NodeFinding] = []
+    for fid, what, key in (
+        (
+            "nodes-disagree-version",
+            "engine versions",
+            lambda n: f"{n.log.engine} {n.log.version}" if n.log.version else None,
+        ),
+        ("nodes-disagree-context", "context lengths", lambda n: n.log.context_tokens),
+    ):
+        values = {n.name: key(n) for n in dep.nodes if key(n) is not None}
+        if len(set(values.values())) < 2:
+            continue
+        listing = ", ".join(f"{name}: {value}" for name, value in values.items())
+        found.append(
+            _finding(
+                None,
+                fid,
+                Severity.MEDIUM,
+                f"The nodes run different {what}",
+                f"{listing}. Nodes that hand KV to each other should be configured alike; a "
+                "mismatch is how one node ends up serving what another cannot hold.",
+                f"Deploy the same {what} on every node of the deployment.",
+                sorted(values),
+            )
+        )
+    return found
+
+
+def one_sided(dep: Deployment) -> list[NodeFinding]:
+    """A disaggregated deployment checked from one side only."""
+    roles = {n.role for n in dep.nodes if n.role.disaggregated}
+    missing = [r for r in (Role.PREFILL, Role.DECODE) if r not in roles]
+    if not dep.disaggregated or len(missing) != 1:
+        return []
+    return [
+        _finding(
+            None,
+            "deployment-incomplete",
+            Severity.INFO,
+            f"No {missing[0].value} node log was given",
+            f"The deployment is disaggregated, but only its "
+            f"{next(iter(roles)).value} side was checked; "
+            f"its {missing[0].value} nodes may differ.",
+            f"Add the {missing[0].value} nodes' startup logs (--node {missing[0].value}=LOG).",
+            [n.name for n in dep.nodes],
+        )
+    ]
+
+
+NodeRule = Callable[[NodeView, Deployment], list[NodeFinding]]
+DeploymentRule = Callable[[Deployment], list[NodeFinding]]
+
+NODE_RULES: tuple[NodeRule, ...] = (
+    inconclusive,
+    pool_vs_context,
+    pool_vs_advertised,
+    pool_vs_deployment,
+    advisory_version,
+    isolation_settings,
+)
+DEPLOYMENT_RULES: tuple[DeploymentRule, ...] = (nodes_disagree, one_sided)

@@ -1,0 +1,41 @@
+"""The server-log parsers, by engine name, and how a log is matched to one."""
+
+from __future__ import annotations
+
+from assess.deploy.models import ParsedServerLog
+from assess.deploy.serverlogs.interface import ServerLogParser
+from assess.deploy.serverlogs.sglang import SGLangParser
+from assess.deploy.serverlogs.source import LogSource
+from assess.deploy.serverlogs.text import LogText, clean
+from assess.deploy.serverlogs.vllm import VLLMParser
+
+#: Add an engine by writing a ServerLogParser in its own module and listing it here.
+PARSERS: dict[str, ServerLogParser] = {"sglang": SGLangParser(), "vllm": VLLMParser()}
+
+
+def detect(log: LogText) -> ServerLogParser | None:
+    """Return the parser whose engine the log most looks like, or None when none fits."""
+    scored = sorted(((parser.score(log), name) for name, parser in PARSERS.items()), reverse=True)
+    best_score, best = scored[0]
+    return PARSERS[best] if best_score >= 3 else None
+
+
+def parse_source(source: LogSource, engine: str | None = None) -> ParsedServerLog:
+    """Return what ``source`` says, with ``problem`` set when it is no usable log.
+
+    ``engine`` forces a parser (a key of :data:`PARSERS`); by default it is detected.
+    """
+    notes = list(source.notes)
+    if source.problem is not None:
+        return ParsedServerLog(engine="unknown", problem=source.problem, notes=notes)
+    log = LogText(clean(source.text))
+    parser = PARSERS[engine] if engine else detect(log)
+    if parser is None:
+        return ParsedServerLog(
+            engine="unknown",
+            problem="neither an SGLang nor a vLLM startup log: no 'server_args=ServerArgs(', "
+            "'max_total_num_tokens=', 'vLLM API server version' or 'GPU KV cache size:' line",
+            notes=notes,
+        )
+    parsed = parser.parse(log)
+    return parsed.model_copy(update={"notes": notes + parsed.notes})

@@ -1,0 +1,306 @@
+"""vLLM startup logs (``vllm serve`` / the OpenAI API server), V1 and V0 engines.
+
+Every pattern says where its format comes from. None is anchored to a line start ("(APIServer
+pid=1) INFO 09-03 16:28:10 [api_server.py:1882] ..." prefixes vary by version and deployment).
+"""
+
+from __future__ import annotations
+
+import re
+
+from assess.deploy.models import ParsedServerLog, Role, Scalar
+from assess.deploy.serverlogs.interface import (
+    VERSION,
+    ServerLogParser,
+    normalise_version,
+    smallest,
+)
+from assess.deploy.serverlogs.sglang import scalar
+from assess.deploy.serverlogs.text import Hit, LogText, flex, to_int
+
+_M = re.M
+_NUM = r"(\d[\d,]*)"
+
+# vllm/entrypoints/openai/api_server.py: logger.info("vLLM API server version %s", VLLM_VERSION)
+# real paste: vllm-project/vllm#24162 "vLLM API server version 0.10.2.dev378+g4d7fe40fc.d20250829"
+API_VERSION = re.compile(flex("vLLM API server version") + r"[ \t]*" + VERSION)
+# vllm/v1/engine/core.py (EngineCore.__init__):
+#   logger.info("Initializing a V1 LLM engine (v%s) with config: %s", VLLM_VERSION, vllm_config)
+# V0 vllm/engine/llm_engine.py: "Initializing an LLM engine (v%s) with config: ..."
+# real paste: "Initializing a V1 LLM engine (v0.10.2) with config: model='TinyLlama/...', ...,
+# max_seq_len=2048, download_dir=None, ..." (vllm-project/vllm#24162 and others)
+ENGINE_VERSION = re.compile(
+    r"Initializing[ \t]*an?[ \t]*(?:V1[ \t]*)?LLM[ \t]*engine[ \t]*\(" + VERSION + r"\)"
+)
+# A startup begins at the API server banner, or (offline / engine-only logs) at the engine line.
+STARTUPS = (API_VERSION, ENGINE_VERSION)
+
+# Context length, most authoritative first:
+#   the engine config ("..., max_seq_len=131072, download_dir=None, ...", same line as above);
+#   vllm/config/model.py: logger.info("Using max model len %s", max_model_len);
+#   the refusals below; then what was asked ('max_model_len': N in "non-default args: {...}",
+#   vllm/entrypoints/utils.py log_non_default_args; or --max-model-len on a command line).
+MAX_SEQ_LEN = re.compile(r"(?<![\w])max_seq_len[ \t]*=[ \t]*(\d+)[ \t]*,")
+USING_MAX_MODEL_LEN = re.compile(flex("Using max model len") + r"[ \t]*(\d+)[ \t]*$", _M)
+ARGS_MAX_MODEL_LEN = re.compile(r"['\"]max_model_len['\"][ \t]*:[ \t]*(\d+)[ \t]*[,}]")
+CLI_MAX_MODEL_LEN = re.compile(r"--max[-_]model[-_]len[ \t]*[= \t][ \t]*(\d+)(?![\w.])")
+
+# Pool. vllm/v1/core/kv_cache_utils.py (vllm-project/vllm#13596):
+#   logger.info("GPU KV cache size: %s tokens", f"{num_tokens:,}")
+#   logger.info("Maximum concurrency for %s tokens per request: %.2fx", f"{max_model_len:,}", c)
+# real paste: vllm-project/vllm#20707 "GPU KV cache size: 922,496 tokens" / "Maximum concurrency
+# for 40,000 tokens per request: 23.06x"
+GPU_KV_CACHE_SIZE = re.compile(flex("GPU KV cache size:") + r"[ \t]*" + _NUM + r"[ \t]*tokens")
+MAX_CONCURRENCY = re.compile(
+    flex("Maximum concurrency for") + r"[ \t]*" + _NUM + r"[ \t]*" + flex("tokens per request:")
+    + r"[ \t]*(\d+(?:\.\d+)?)[ \t]*x"
+)  # fmt: skip
+# Older engines count blocks: V0 vllm/executor/executor_base.py "# %s blocks: %d, # CPU blocks: %d"
+# (device name: GPU, cuda, rocm, xpu...), early V1 kv_cache_utils "# GPU blocks: %d".
+# real paste: vllm-project/vllm#10517 "# GPU blocks: 1478, # CPU blocks: 2048"
+_DEVICE_BLOCKS = r"#[ \t]*(?:GPU|cuda|rocm|xpu|hpu|tpu|npu|neuron)[ \t]*blocks[ \t]*:[ \t]*(\d+)"
+GPU_BLOCKS = (  # "..., # CPU blocks" first: a number cut by a wrap is never read short
+    re.compile(_DEVICE_BLOCKS + r"[ \t]*,", re.I),
+    re.compile(_DEVICE_BLOCKS + r"[ \t]*$", re.I | _M),
+)
+# Block size for the above: 'block_size': N in non-default args, --block-size N, or the platform
+# override "Forcing kv cache block size to 64 for FlashMLA backend." / "Setting attention block
+# size to 528 tokens" (vllm/platforms/cuda.py, vllm/model_executor/models/config.py).
+BLOCK_SIZES = (
+    re.compile(r"['\"]block_size['\"][ \t]*:[ \t]*(\d+)"),
+    re.compile(r"--block[-_]size[ \t]*[= \t][ \t]*(\d+)"),
+    re.compile(r"block[ \t]*size[ \t]*to[ \t]*(\d+)"),
+)
+DEFAULT_BLOCK_SIZE = 16  # vllm CacheConfig.block_size default on CUDA
+
+# Refusals to start when the pool cannot hold one max-length request.
+# V0 vllm/worker/worker.py raise_if_cache_size_invalid:
+#   f"The model's max seq len ({max_model_len}) is larger than the maximum number of tokens that
+#   can be stored in KV cache ({max_seq_len}). Try increasing `gpu_memory_utilization` ..."
+# real paste: vllm-project/vllm#10517 "... max seq len (29000) is larger than the maximum number
+# of tokens that can be stored in KV cache (23648)."
+REFUSAL_V0 = re.compile(
+    flex("max seq len (") + r"(\d+)\)[ \t]*"
+    + flex("is larger than the maximum number of tokens that can be stored in KV cache (")
+    + r"(\d+)\)"
+)  # fmt: skip
+# V1 vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory:
+#   f"To serve at least one request with the models's max seq len ({max_model_len}), "
+#   f"({needed:.2f} GiB KV cache is needed, which is larger than the available KV cache memory "
+#   f"({available:.2f} GiB). Based on the available memory, the estimated maximum model length is "
+#   f"{estimated}. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` ..."
+# (older builds say "GB" and omit the estimate). real paste: "max seq len (196608), (11.62 GiB KV
+# cache is needed, which is larger than the available KV cache memory (9.38 GiB). Based on the
+# available memory, the estimated maximum model length is 158560."
+_REFUSAL_V1 = (
+    flex("To serve at least one request with the models's max seq len (") + r"(\d+)\)[ \t]*,"
+    + r"[ \t]*\([ \t]*(\d+(?:\.\d+)?)[ \t]*GI?B[ \t]*" + flex("KV cache is needed,")
+    + r"[^\n]{0,80}?" + flex("available KV cache memory (") + r"(\d+(?:\.\d+)?)[ \t]*GI?B\)"
+)  # fmt: skip
+_ESTIMATE = (
+    r"[ \t]*\.[ \t]*" + flex("Based on the available memory, the estimated maximum model")
+    + r"[ \t]*" + flex("length is") + r"[ \t]*(\d+)[ \t]*\."
+)  # fmt: skip
+# With the estimate first: a line wrap between the two halves must not hide the estimate.
+REFUSAL_V1 = (re.compile(_REFUSAL_V1 + _ESTIMATE, re.I), re.compile(_REFUSAL_V1 + r"()", re.I))
+
+# Disaggregation: KVTransferConfig(kv_connector='MooncakeConnector', ..., kv_role='kv_producer')
+# in "non-default args", or '{"kv_connector":"NixlConnector","kv_role":"kv_both"}' on the command
+# line (vllm/config/kv_transfer.py; real paste: "'kv_transfer_config': KVTransferConfig(
+# kv_connector='P2pNcclConnector', ..., kv_role='kv_producer', ...").
+KV_ROLE = re.compile(r"kv_role['\"]?[ \t]*[=:][ \t]*['\"]?(kv_producer|kv_consumer|kv_both)")
+KV_CONNECTOR = re.compile(r"kv_connector['\"]?[ \t]*[=:][ \t]*['\"]([\w.]+)['\"]")
+GPU_MEMORY_UTILIZATION = re.compile(
+    r"gpu_memory_utilization['\"]?[ \t]*[=:][ \t]*(\d*\.?\d+)(?=[ \t]*[,})])"
+)
+_ROLES = {"kv_producer": Role.PREFILL, "kv_consumer": Role.DECODE, "kv_both": Role.UNKNOWN}
+
+
+class VLLMParser(ServerLogParser):
+    """vLLM: pool from 'GPU KV cache size' (or blocks x block size), role from kv_role."""
+
+    engine = "vllm"
+    signatures = (
+        (API_VERSION, 5),
+        (ENGINE_VERSION, 5),
+        (GPU_KV_CACHE_SIZE, 5),
+        (re.compile(r"Maximum concurrency for"), 3),
+        (re.compile(r"EngineCore|vllm\.entrypoints|\[api_server\.py"), 2),
+        (re.compile(r"vllm", re.I), 1),
+    )
+
+    def parse(self, log: LogText) -> ParsedServerLog:
+        """Return what a vLLM log says about the last startup in it."""
+        notes: list[str] = []
+        evidence: dict[str, str] = {}
+        last, startups = log.last_startup(STARTUPS)
+        if startups > 1:
+            notes.append(f"the log shows {startups} startups; the last one is used")
+        settings: dict[str, Scalar] = {}
+        refusal = self._refusal(last, settings, evidence, notes)
+        pool = self._pool(last, settings, evidence, notes, refusal)
+        context = self._context(last, evidence, refusal)
+        version = None
+        # the engine line's version ends at ')', so a wrapped one is never read short
+        hit = log.find_first_of((ENGINE_VERSION, API_VERSION))
+        if hit is not None:
+            version = normalise_version(hit.value, notes)
+            evidence["version"] = hit.cite()
+        role = self._role(last, settings, evidence)
+        self._settings(last, settings, evidence)
+        if role is Role.UNKNOWN:
+            notes.append(
+                "kv_role='kv_both' does not say whether this node prefills or decodes; "
+                "pass --node prefill=LOG or --node decode=LOG"
+            )
+        return ParsedServerLog(
+            engine="vllm",
+            version=version,
+            role=role,
+            pool_tokens=pool,
+            context_tokens=context,
+            settings=settings,
+            evidence=evidence,
+            hints={
+                "pool_tokens": "a line 'GPU KV cache size: N tokens' (older: '# GPU blocks: N'), "
+                "printed after the memory profiling run",
+                "context_tokens": "'max_seq_len=N' on the 'Initializing a V1 LLM engine' line, "
+                "'Using max model len N', or 'Maximum concurrency for N tokens per request'",
+                "version": "'vLLM API server version X.Y.Z' or 'Initializing a V1 LLM engine "
+                "(vX.Y.Z)'",
+            },
+            notes=notes,
+        )
+
+    def _refusal(
+        self,
+        log: LogText,
+        settings: dict[str, Scalar],
+        evidence: dict[str, str],
+        notes: list[str],
+    ) -> tuple[int, int | None, Hit] | None:
+        """Return (max seq len, pool tokens or None, hit) when the engine refused to start."""
+        hit = log.find_last(REFUSAL_V0)
+        if hit is not None:
+            result = (to_int(hit.groups[0] or "") or 0, to_int(hit.groups[1] or ""), hit)
+        else:
+            hit = log.find_first_of(REFUSAL_V1)
+            if hit is None:
+                return None
+            estimate = to_int(hit.groups[3] or "")
+            if estimate is not None:
+                notes.append("the pool is vLLM's own estimate of the longest request that fits")
+            result = (to_int(hit.groups[0] or "") or 0, estimate, hit)
+            settings["kv_cache_needed_gib"] = float(hit.groups[1] or 0)
+            settings["kv_cache_available_gib"] = float(hit.groups[2] or 0)
+        settings["refused_to_start"] = True
+        evidence["settings.refused_to_start"] = hit.cite()
+        return result
+
+    def _pool(
+        self,
+        log: LogText,
+        settings: dict[str, Scalar],
+        evidence: dict[str, str],
+        notes: list[str],
+        refusal: tuple[int, int | None, Hit] | None,
+    ) -> int | None:
+        concurrency = log.find_last(MAX_CONCURRENCY)
+        if concurrency is not None:
+            settings["max_concurrency"] = float(concurrency.groups[1] or 0)
+            evidence["settings.max_concurrency"] = concurrency.cite()
+        hits = log.find_all(GPU_KV_CACHE_SIZE)
+        if hits:
+            value, hit = smallest(hits, 0, notes, "the KV pool size")
+            evidence["pool_tokens"] = hit.cite()
+            return value
+        blocks = log.find_all(GPU_BLOCKS[0]) or log.find_all(GPU_BLOCKS[1])
+        if blocks:
+            count, hit = smallest(blocks, 0, notes, "the number of GPU blocks")
+            size_hit = log.find_first_of(BLOCK_SIZES)
+            block_size = to_int(size_hit.value) if size_hit else None
+            settings["gpu_blocks"] = count
+            if block_size is None:
+                return self._assumed_block_size(count, hit, concurrency, settings, evidence, notes)
+            settings["block_size"] = block_size
+            evidence["pool_tokens"] = f"{hit.cite()} (x block size {block_size})"
+            return count * block_size
+        if refusal is not None and refusal[1] is not None:
+            evidence["pool_tokens"] = refusal[2].cite()
+            return refusal[1]
+        return None
+
+    def _assumed_block_size(
+        self,
+        count: int,
+        hit: Hit,
+        concurrency: Hit | None,
+        settings: dict[str, Scalar],
+        evidence: dict[str, str],
+        notes: list[str],
+    ) -> int:
+        """Return blocks x the default block size, unless 'Maximum concurrency' contradicts it.
+
+        'Maximum concurrency for N tokens per request: X.XXx' is pool / N to two decimals; when
+        blocks x 16 is more than 2% off that, the block size was not the default (FlashMLA
+        forces 64, hybrid models more) and the concurrency-derived pool is the better estimate.
+        """
+        pool = count * DEFAULT_BLOCK_SIZE
+        if concurrency is not None:
+            per_request = to_int(concurrency.groups[0] or "") or 0
+            derived = round(float(concurrency.groups[1] or 0) * per_request)
+            if derived and abs(derived - pool) > 0.02 * derived:
+                notes.append(
+                    f"pool derived from 'Maximum concurrency' ({concurrency.groups[1]}x "
+                    f"{per_request:,} tokens): {count:,} blocks x {DEFAULT_BLOCK_SIZE} disagrees "
+                    "and the block size is not in the log"
+                )
+                evidence["pool_tokens"] = concurrency.cite()
+                return derived
+        notes.append(
+            f"no block size in the log; assumed vLLM's default {DEFAULT_BLOCK_SIZE} tokens "
+            "per block"
+        )
+        settings["block_size"] = DEFAULT_BLOCK_SIZE
+        evidence["pool_tokens"] = f"{hit.cite()} (x assumed block size {DEFAULT_BLOCK_SIZE})"
+        return pool
+
+    def _context(
+        self,
+        log: LogText,
+        evidence: dict[str, str],
+        refusal: tuple[int, int | None, Hit] | None,
+    ) -> int | None:
+        hit = log.find_first_of((MAX_SEQ_LEN, USING_MAX_MODEL_LEN, MAX_CONCURRENCY))
+        if hit is None and refusal is not None:
+            evidence["context_tokens"] = refusal[2].cite()
+            return refusal[0]
+        if hit is None:
+            hit = log.find_first_of((ARGS_MAX_MODEL_LEN, CLI_MAX_MODEL_LEN))
+        if hit is None:
+            return None
+        evidence["context_tokens"] = hit.cite()
+        return to_int(hit.value)
+
+    def _role(
+        self, log: LogText, settings: dict[str, Scalar], evidence: dict[str, str]
+    ) -> Role | None:
+        hit = log.find_last(KV_ROLE)
+        if hit is None:
+            # no KV transfer configured: a plain vLLM server serves prefill and decode itself
+            return Role.AGGREGATED if log.contains(ENGINE_VERSION) else None
+        settings["kv_role"] = hit.value
+        evidence["role"] = hit.cite()
+        return _ROLES[hit.value]
+
+    def _settings(
+        self, log: LogText, settings: dict[str, Scalar], evidence: dict[str, str]
+    ) -> None:
+        for key, pattern in (
+            ("transfer_backend", KV_CONNECTOR),
+            ("gpu_memory_utilization", GPU_MEMORY_UTILIZATION),
+        ):
+            hit = log.find_last(pattern)
+            if hit is not None:
+                settings[key] = scalar(hit.value)
+                evidence[f"settings.{key}"] = hit.cite()

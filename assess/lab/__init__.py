@@ -1,0 +1,1 @@
+"""The lab: a paged KV-cache simulation that reproduces the incident, served over HTTP."""

@@ -1,1 +1,0 @@
-"""Pydantic v2 models for every input and output."""

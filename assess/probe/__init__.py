@@ -1,0 +1,1 @@
+"""Does isolation hold now? The canary probe against an OpenAI-compatible endpoint."""

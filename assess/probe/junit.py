@@ -1,0 +1,70 @@
+"""JUnit XML for CI dashboards: one test case per scanned probe response, plus the verdict."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from datetime import UTC
+
+from assess.probe.models import ProbeResult
+
+
+def probe_junit(result: ProbeResult) -> str:
+    """Return ``result`` as a JUnit XML document (UTF-8 text, one ``testsuite``).
+
+    Each request is a test case: a hit is a ``failure``, a transport error an ``error``; a final
+    ``isolation`` case carries the verdict and the statistics so a dashboard shows the bound.
+    """
+    hits_by_request: dict[str, list[str]] = {}
+    for hit in result.hits:
+        hits_by_request.setdefault(hit.request_id, []).append(
+            f"{hit.match} marker {hit.marker_id} (planted by {hit.planted_by} in "
+            f"{hit.planted_in}) in {hit.location}: {hit.text}"
+        )
+    suite = ET.Element(
+        "testsuite",
+        name=f"assess.probe {result.endpoint} {result.model}",
+        # the JUnit schema's timestamp: ISO 8601 without a zone (here UTC) or fractions
+        timestamp=result.started_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S"),
+        time=f"{(result.finished_at - result.started_at).total_seconds():.3f}",
+    )
+    failures = errors = 0
+    for req in result.requests:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"probe.round{req.round}",
+            name=f"{req.id} {req.role} account {req.account}" + (" stream" if req.stream else ""),
+            time=f"{(req.latency_ms or 0) / 1000:.3f}",
+        )
+        if req.id in hits_by_request:
+            failures += 1
+            lines = hits_by_request[req.id]
+            ET.SubElement(case, "failure", message=f"{len(lines)} marker hit(s)").text = "\n".join(
+                lines
+            )
+        elif req.outcome == "error":
+            errors += 1
+            ET.SubElement(case, "error", message=req.error or "request failed")
+    verdict = ET.SubElement(suite, "testcase", classname="probe", name="isolation")
+    stats = result.stats
+    detail = (
+        f"{stats.hits} hits in {stats.probes} probes; 95% upper bound on the leak rate "
+        f"{stats.leak_rate_upper_95} ({stats.method}); complete={str(result.complete).lower()}"
+    )
+    if result.leak_found:
+        failures += 1
+        ET.SubElement(verdict, "failure", message="cross-request leak found").text = result.summary
+    elif not result.complete:
+        errors += 1
+        ET.SubElement(verdict, "error", message="run incomplete").text = result.summary
+    elif stats.probes == 0:
+        errors += 1
+        ET.SubElement(verdict, "error", message="nothing scanned").text = result.summary
+    ET.SubElement(verdict, "system-out").text = detail
+    suite.set("tests", str(len(result.requests) + 1))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.set("skipped", "0")
+    ET.indent(suite)
+    body = ET.tostring(suite, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

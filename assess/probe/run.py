@@ -1,0 +1,418 @@
+"""The canary protocol: plant markers as account A, probe as account B, scan everything.
+
+Per round: A plants one marker in natural text; then B sends ``probes_per_round`` unrelated
+prompts (long ones in boundary mode), ``concurrency`` at a time; then A sends one unrelated
+follow-up (a marker must not reappear in the planting account's own later answers either). Every
+response is scanned for every marker planted by *another* request so far. The run never prints; it
+returns a :class:`RunOutcome` whose result is complete or marked incomplete.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal
+
+from assess.kernel.errors import EndpointError
+from assess.probe.markers import Marker, new_marker, plant_prompt, scan_fields
+from assess.probe.models import (
+    Account,
+    AccountInfo,
+    ErrorRecord,
+    Hit,
+    ProbeSettings,
+    RequestRecord,
+    Role,
+)
+from assess.probe.transport.httpx_transport import make_httpx_transport
+from assess.probe.transport.interface import (
+    ChatRequest,
+    ChatResponse,
+    Transport,
+    TransportError,
+    TransportFactory,
+    redact_secret,
+)
+from assess.probe.transport.openai_sdk import make_openai_transport
+
+StreamMode = Literal["both", "on", "off"]
+
+TRANSPORTS: dict[str, TransportFactory] = {
+    "httpx": make_httpx_transport,
+    "openai": make_openai_transport,
+}
+
+_TOPICS = [
+    "how tides form",
+    "why bread rises",
+    "how a bicycle gear works",
+    "what makes a good map",
+    "how bees find flowers",
+    "why the sky is blue",
+    "how a lighthouse lens works",
+    "what a compost heap needs",
+]
+_FILLER = (
+    "the a of and to in is it that for on with as at by from this be are was or an which "
+    "all one two new old good day time year way man work world life hand part place case "
+    "week point home water room money story fact month lot right study book eye job word"
+).split()
+
+
+@dataclass(frozen=True)
+class ProbeAccount:
+    """An account: label, the env var its key came from, and the key (never printed)."""
+
+    label: Account
+    key_env: str
+    api_key: str = field(repr=False)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ProbeConfig:
+    """Everything a run needs besides the accounts."""
+
+    base_url: str
+    model: str
+    rounds: int = 3
+    probes_per_round: int = 4
+    concurrency: int = 4
+    timeout_s: float = 60.0
+    fragment_chars: int = 8
+    long_prompt_tokens: int | None = None
+    max_tokens: int = 64
+    stream: StreamMode = "both"
+    max_retries: int = 3
+    max_errors: int = 5
+    transport: str = "httpx"
+
+    def settings(self) -> ProbeSettings:
+        """Return the options as recorded in the evidence document."""
+        return ProbeSettings(
+            rounds=self.rounds,
+            probes_per_round=self.probes_per_round,
+            concurrency=self.concurrency,
+            timeout_s=self.timeout_s,
+            fragment_chars=self.fragment_chars,
+            long_prompt_tokens=self.long_prompt_tokens,
+            max_tokens=self.max_tokens,
+            stream=self.stream,
+            max_retries=self.max_retries,
+            transport=self.transport,
+        )
+
+
+def estimate_tokens(text: str) -> int:
+    """Return the prompt size estimate: words (a common English word is about one token)."""
+    return len(text.split())
+
+
+def unrelated_prompt(index: int, long_tokens: int | None) -> str:
+    """Return an unrelated prompt; in boundary mode about ``long_tokens`` tokens of filler."""
+    topic = _TOPICS[index % len(_TOPICS)]
+    if not long_tokens:
+        return f"Write two plain sentences about {topic} for a school newsletter."
+    tail = f"Summarise the text above in one sentence about {topic}."
+    rng = random.Random(index)  # deterministic filler; no security role
+    body_words = max(0, long_tokens - len(tail.split()))
+    return " ".join(rng.choice(_FILLER) for _ in range(body_words)) + " " + tail
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """What a run will send, before it is sent."""
+
+    requests: int
+    input_tokens: int
+    max_output_tokens: int
+
+    def describe(self, input_price: float | None, output_price: float | None) -> str:
+        """Return a one-paragraph estimate; dollars when prices (USD per 1M tokens) are given."""
+        text = (
+            f"{self.requests} requests, about {self.input_tokens:,} input tokens and at most "
+            f"{self.max_output_tokens:,} output tokens"
+        )
+        if input_price is None and output_price is None:
+            return text + " (give --input-price/--output-price in USD per 1M tokens for dollars)"
+        usd = (self.input_tokens * (input_price or 0.0)) / 1e6 + (
+            self.max_output_tokens * (output_price or 0.0)
+        ) / 1e6
+        return text + f", at most ${usd:,.4f}"
+
+
+def estimate_cost(config: ProbeConfig) -> CostEstimate:
+    """Return how many requests and tokens ``config`` will send."""
+    per_round_in = estimate_tokens(plant_prompt(new_marker(0), 0))
+    per_round_in += sum(
+        estimate_tokens(unrelated_prompt(i, config.long_prompt_tokens))
+        for i in range(config.probes_per_round)
+    )
+    per_round_in += estimate_tokens(unrelated_prompt(0, None))
+    requests = config.rounds * (config.probes_per_round + 2)
+    return CostEstimate(requests, config.rounds * per_round_in, requests * config.max_tokens)
+
+
+@dataclass
+class RunState:
+    """What the run has gathered so far (complete or not)."""
+
+    markers: list[tuple[Marker, str, Account]] = field(default_factory=list)
+    requests: list[RequestRecord] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)
+    errors: list[ErrorRecord] = field(default_factory=list)
+    scanned: dict[str, bool] = field(default_factory=dict)  # request id -> had a hit
+    fatal: EndpointError | None = None
+    interrupted: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass(frozen=True)
+class _Job:
+    id: str
+    round: int
+    account: ProbeAccount
+    role: Role
+    prompt: str
+    stream: bool
+    plants: Marker | None = None
+
+
+class ProbeRunner:
+    """Runs the protocol against one endpoint with one or two accounts."""
+
+    def __init__(
+        self,
+        config: ProbeConfig,
+        account_a: ProbeAccount,
+        account_b: ProbeAccount,
+        factory: TransportFactory | None = None,
+    ) -> None:
+        self.config = config
+        self.accounts = (account_a, account_b)
+        make = factory or TRANSPORTS[config.transport]
+        self.transports: dict[Account, Transport] = {
+            acc.label: make(config.base_url, acc.api_key, config.timeout_s, config.max_retries)
+            for acc in self.accounts
+        }
+        self.state = RunState()
+        self._counter = 0
+        self._stop: threading.Event | None = None
+
+    def account_info(self) -> list[AccountInfo]:
+        """Return the accounts as recorded (labels and env var names only)."""
+        return [AccountInfo(label=a.label, key_env=a.key_env, note=a.note) for a in self.accounts]
+
+    def redact(self, text: str) -> str:
+        """Return ``text`` with every API key of this run replaced by ``[redacted]``."""
+        for acc in self.accounts:
+            text = redact_secret(text, acc.api_key)
+        return text
+
+    def run(self, stop: threading.Event | None = None) -> RunState:
+        """Run every round (or until a fatal error, too many errors or ``stop``).
+
+        Returns the state, with ``fatal`` set when the endpoint could not be used, and
+        ``interrupted`` when Ctrl-C or ``stop`` ended it early. Never raises TransportError.
+        """
+        cfg = self.config
+        self._stop = stop
+        try:
+            if self._preflight():
+                with ThreadPoolExecutor(max_workers=cfg.concurrency) as pool:
+                    for rnd in range(1, cfg.rounds + 1):
+                        if not self._round(rnd, pool):
+                            break
+        except KeyboardInterrupt:
+            self.state.interrupted = True
+            self._error(None, "interrupted", "interrupted by the user (Ctrl-C)", fatal=False)
+        finally:
+            for transport in self.transports.values():
+                transport.close()
+        return self.state
+
+    def should_stop(self) -> bool:
+        """Return True once the run must end early."""
+        s = self.state
+        if self._stop is not None and self._stop.is_set():
+            with s.lock:
+                first, s.interrupted = not s.interrupted, True
+            if first:
+                self._error(None, "interrupted", "stopped on request", fatal=False)
+        return bool(s.fatal or s.interrupted or len(s.errors) >= self.config.max_errors)
+
+    def _preflight(self) -> bool:
+        for acc in self.accounts:
+            try:
+                models = self.transports[acc.label].list_models()
+            except TransportError as exc:
+                exc.fatal = True  # no model list, no run: never a "complete" run with 0 probes
+                self._fail(None, acc, exc)
+                return False
+            if models and self.config.model not in models:
+                shown = ", ".join(models[:10])
+                self.state.fatal = EndpointError(
+                    f"--model: {self.config.base_url} does not offer '{self.config.model}'",
+                    f"The endpoint lists: {shown}. Pass one of them with --model.",
+                )
+                self._error(None, "not_found", self.state.fatal.message, fatal=True)
+                return False
+        return True
+
+    def _next_id(self) -> str:
+        self._counter += 1
+        return f"r{self._counter:04d}"
+
+    def _stream_for(self, index: int) -> bool:
+        """Return whether request ``index`` streams: all, none, or odd ones (``both``)."""
+        mode = self.config.stream
+        return mode == "on" or (mode == "both" and index % 2 == 1)
+
+    def _round(self, rnd: int, pool: ThreadPoolExecutor) -> bool:
+        """Run one round; return False when the run must stop."""
+        a, b = self.accounts
+        marker = new_marker(rnd)
+        if self.should_stop():
+            return False
+        plant = plant_prompt(marker, rnd)
+        self._do(_Job(self._next_id(), rnd, a, "plant", plant, self._stream_for(0), marker))
+        if self.should_stop():
+            return False
+        jobs = [
+            _Job(
+                self._next_id(),
+                rnd,
+                b,
+                "probe",
+                unrelated_prompt(rnd * 100 + i, self.config.long_prompt_tokens),
+                self._stream_for(i),
+            )
+            for i in range(self.config.probes_per_round)
+        ]
+        futures: list[Future[None]] = [pool.submit(self._do, job) for job in jobs]
+        try:
+            wait(futures)
+        except KeyboardInterrupt:
+            for fut in futures:
+                fut.cancel()
+            raise
+        if self.should_stop():
+            return False
+        self._do(
+            _Job(
+                self._next_id(),
+                rnd,
+                a,
+                "followup",
+                unrelated_prompt(rnd, None),
+                self._stream_for(rnd),
+            )
+        )
+        return not self.should_stop()
+
+    def _do(self, job: _Job) -> None:
+        """Send one job, record it, scan its answer. Never raises TransportError."""
+        if self.should_stop():
+            return
+        transport = self.transports[job.account.label]
+        request = ChatRequest(self.config.model, job.prompt, job.stream, self.config.max_tokens)
+        with self.state.lock:
+            foreign = [m for m, planted_in, _ in self.state.markers if planted_in != job.id]
+            if job.plants is not None:
+                self.state.markers.append((job.plants, job.id, job.account.label))
+        try:
+            resp = transport.chat(request)
+        except TransportError as exc:
+            self._record(job, None, exc)
+            self._fail(job.id, job.account, exc)
+            return
+        self._record(job, resp, None)
+        if foreign:
+            self._scan(job, resp, foreign)
+
+    def _record(self, job: _Job, resp: ChatResponse | None, exc: TransportError | None) -> None:
+        outcome: Literal["ok", "rejected", "error"] = "error"
+        if resp is not None:
+            outcome = "ok" if resp.status < 400 else "rejected"
+        record = RequestRecord(
+            id=job.id,
+            round=job.round,
+            account=job.account.label,
+            role=job.role,
+            stream=job.stream,
+            prompt_chars=len(job.prompt),
+            prompt_tokens_est=estimate_tokens(job.prompt),
+            status=resp.status if resp else (exc.status if exc else None),
+            outcome=outcome,
+            latency_ms=resp.latency_ms if resp else None,
+            retries=resp.retries if resp else (exc.retries if exc else 0),
+            prompt_tokens=resp.prompt_tokens if resp else None,
+            completion_tokens=resp.completion_tokens if resp else None,
+            markers_planted=[job.plants.id] if job.plants else [],
+            error=self.redact(exc.message) if exc else None,
+        )
+        with self.state.lock:
+            self.state.requests.append(record)
+
+    def _scan(self, job: _Job, resp: ChatResponse, foreign: list[Marker]) -> None:
+        matches = scan_fields(resp.fields, resp.raw, foreign, self.config.fragment_chars)
+        with self.state.lock:
+            where = {m.id: (pid, acc) for m, pid, acc in self.state.markers}
+            self.state.scanned[job.id] = bool(matches)
+            for match in matches:
+                planted_in, planted_by = where[match.marker.id]
+                self.state.hits.append(
+                    Hit(
+                        request_id=job.id,
+                        account=job.account.label,
+                        role=job.role,
+                        marker_id=match.marker.id,
+                        planted_in=planted_in,
+                        planted_by=planted_by,
+                        match="full" if match.full else "fragment",
+                        text=match.text,
+                        chars=len(match.text),
+                        location=match.location,
+                        offset=match.offset,
+                    )
+                )
+
+    def _fail(self, request_id: str | None, acc: ProbeAccount, exc: TransportError) -> None:
+        message = self.redact(exc.message)
+        self._error(request_id, exc.kind, message, exc.fatal)
+        if exc.fatal and self.state.fatal is None:
+            self.state.fatal = EndpointError(message, self.redact(_advice(exc, acc)))
+
+    def _error(self, request_id: str | None, kind: str, message: str, fatal: bool) -> None:
+        with self.state.lock:
+            self.state.errors.append(
+                ErrorRecord(request_id=request_id, kind=kind, message=message, fatal=fatal)
+            )
+
+
+def _advice(exc: TransportError, acc: ProbeAccount) -> str:
+    """Return what the user should do about ``exc`` (names the env var for auth failures)."""
+    advice: dict[str, str] = {
+        "connect": "Check --base-url (scheme, host, port, usually ending in /v1) and that the "
+        "server is running and reachable from here.",
+        "auth": f"Check that the environment variable {acc.key_env} (account {acc.label}) holds "
+        "a valid API key for this endpoint, with access to the model.",
+        "garbage": "Check that --base-url points at an OpenAI-compatible API (usually ending in "
+        "/v1), not a web page or a proxy's error page.",
+        "not_found": "Check --base-url (it usually ends in /v1) and --model.",
+    }
+    return advice.get(exc.kind, "Retry later, or lower --concurrency.")
+
+
+def new_run_id() -> str:
+    """Return a fresh run id (``probe-`` + 12 hex characters)."""
+    return "probe-" + uuid.uuid4().hex[:12]
+
+
+def now_utc() -> datetime:
+    """Return the current time in UTC."""
+    return datetime.now(UTC)

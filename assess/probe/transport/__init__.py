@@ -1,0 +1,1 @@
+"""Probe transports: how requests reach an endpoint (httpx, or the openai SDK)."""

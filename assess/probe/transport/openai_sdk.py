@@ -1,0 +1,134 @@
+"""Probe transport over the official ``openai`` Python SDK (``--transport openai``).
+
+The SDK sends the requests (its client, headers and connection handling); the raw response of
+each one is read through ``with_raw_response`` / ``with_streaming_response`` so the scan still sees
+every byte. The SDK's own retries are off: retries are counted and bounded by
+:func:`~assess.probe.transport.interface.with_retries`, exactly as for the httpx transport.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from assess.probe.transport.interface import (
+    ChatRequest,
+    ChatResponse,
+    TransportError,
+    TransportSettings,
+    check_status,
+    connect_reason,
+    models_from_body,
+    read_body,
+    read_sse,
+    with_retries,
+)
+
+
+@dataclass
+class OpenAITransport(TransportSettings):
+    """Chat completions through ``openai.OpenAI`` (SDK retries off, ours bounded)."""
+
+    client: openai.OpenAI = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.client = openai.OpenAI(
+            base_url=self.base_url,
+            api_key=self.api_key,
+            timeout=self.timeout_s,
+            max_retries=0,
+        )
+
+    def close(self) -> None:
+        """Close the SDK's connection pool."""
+        self.client.close()
+
+    def _connection_error(self, url: str, exc: openai.APIConnectionError) -> TransportError:
+        if isinstance(exc, openai.APITimeoutError):
+            return TransportError("timeout", f"{url}: no answer within {self.timeout_s:g} s")
+        return TransportError(
+            "connect", f"cannot reach {url}: {connect_reason(exc.__cause__ or exc)}", fatal=True
+        )
+
+    def list_models(self) -> list[str] | None:
+        """Return the listed model ids, None when the endpoint has no usable list.
+
+        Raises:
+            TransportError: fatal on connection failure, auth failure or a non-JSON answer.
+        """
+        url = f"{self.base_url}/models"
+        try:
+            resp = self.client.models.with_raw_response.list()
+            status, raw, headers = resp.status_code, resp.text, resp.headers
+        except openai.APIStatusError as exc:
+            status, raw, headers = exc.status_code, exc.response.text, exc.response.headers
+        except openai.APIConnectionError as exc:
+            raise self._connection_error(url, exc) from exc
+        ctype = headers.get("content-type", "")
+        return models_from_body(status, url, raw, ctype, self.api_key)
+
+    def chat(self, request: ChatRequest) -> ChatResponse:
+        """Send one chat completion through the SDK and collect every text field of the answer.
+
+        Raises:
+            TransportError: no usable answer (see ``probe_transport.check_status``).
+        """
+        url = f"{self.base_url}/chat/completions"
+        started = time.monotonic()
+        return with_retries(
+            lambda n: self._attempt(url, request, n, started), url, self.max_retries, self.sleep
+        )
+
+    def _attempt(
+        self, url: str, request: ChatRequest, attempt: int, started: float
+    ) -> ChatResponse:
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "messages": [{"role": "user", "content": request.prompt}],
+            "max_tokens": request.max_tokens,
+            "temperature": 0,
+        }
+        try:
+            if request.stream:
+                fields, raw, usage, status = self._stream(url, kwargs, started)
+            else:
+                resp = self.client.chat.completions.with_raw_response.create(**kwargs)
+                status, raw = resp.status_code, resp.text
+                ctype = resp.headers.get("content-type", "")
+                fields, usage = read_body(status, url, raw, ctype, self.api_key)
+        except openai.APIStatusError as exc:
+            status, raw = exc.status_code, exc.response.text
+            check_status(status, url, raw, exc.response.headers.get("retry-after"), self.api_key)
+            ctype = exc.response.headers.get("content-type", "")
+            fields, usage = read_body(status, url, raw, ctype, self.api_key)
+        except openai.APIConnectionError as exc:
+            raise self._connection_error(url, exc) from exc
+        latency = round((time.monotonic() - started) * 1000, 1)
+        return ChatResponse(status, fields, raw, latency, attempt, *usage)
+
+    def _stream(
+        self, url: str, kwargs: dict[str, Any], started: float
+    ) -> tuple[dict[str, str], str, tuple[int | None, int | None], int]:
+        create = self.client.chat.completions.with_streaming_response.create
+        with create(stream=True, stream_options={"include_usage": True}, **kwargs) as resp:
+            status, ctype = resp.status_code, resp.headers.get("content-type", "")
+            if not ctype.startswith("text/event-stream"):
+                raw = resp.read().decode("utf-8", errors="replace")
+                fields, usage = read_body(status, url, raw, ctype, self.api_key)
+                return fields, raw, usage, status
+            deadline = started + self.timeout_s * 4
+            fields, raw, usage = read_sse(
+                resp.iter_lines(), url, status, ctype, self.api_key, deadline
+            )
+            return fields, raw, usage, status
+
+
+def make_openai_transport(
+    base_url: str, api_key: str, timeout_s: float, max_retries: int
+) -> OpenAITransport:
+    """Return an :class:`OpenAITransport` (the ``openai`` entry of the registry)."""
+    return OpenAITransport(base_url, api_key, timeout_s, max_retries)

@@ -1,1 +1,0 @@
-"""Readers: files in, validated models out. Every parse failure becomes an InputError."""

@@ -1,1 +1,0 @@
-"""Renderers: turn core results into terminal tables, JSON, HTML and PDF."""

@@ -1,0 +1,1 @@
+"""The vendor review: every feature's evidence combined into HTML/PDF, JSON and a manifest."""

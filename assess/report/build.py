@@ -1,0 +1,196 @@
+"""Combine score, scope, probe and deploy-check results into one vendor review (pure).
+
+:func:`build_report` takes the already-loaded documents (views of the contract JSON, see
+``assess.report.models``) and returns the :class:`~assess.report.models.Report`. It never reads
+files, prints or looks at the clock: the caller passes ``generated_at``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assess import __version__
+from assess.kernel.common import Severity
+from assess.report.findings import merge_findings
+from assess.report.models import (
+    Deployment,
+    DeployView,
+    Exposure,
+    NotAssessed,
+    Probes,
+    ProbeView,
+    Report,
+    ReportFinding,
+    ReportInput,
+    ScopeView,
+    ScoreView,
+    Scoring,
+    Summary,
+    Tool,
+    VendorProfile,
+)
+from assess.report.sections import (
+    answer_rows,
+    deployment_section,
+    exposure_section,
+    probe_run,
+    vendor_profile,
+)
+from assess.report.text import (
+    deployment_sentence,
+    exposure_sentence,
+    probe_sentence,
+    tier_sentence,
+)
+
+
+@dataclass(frozen=True)
+class ReportSources:
+    """Everything the review combines; only the score is mandatory."""
+
+    score: ScoreView
+    scope: ScopeView | None = None
+    scope_preset: str | None = None
+    probes: Sequence[ProbeView] = ()
+    deploy: DeployView | None = None
+    inputs: Sequence[ReportInput] = ()
+    #: Why a section is missing, when the caller knows better than "no input given".
+    missing_reasons: dict[str, str] = field(default_factory=dict)
+    #: Probe and deployment evidence (as shown) that a given score document was not computed
+    #: with: the vendor's claims were never compared with it.
+    unweighed_evidence: Sequence[str] = ()
+
+
+def build_report(
+    sources: ReportSources,
+    generated_at: str,
+    include_prompts: bool = False,
+    affected_requests_file: str | None = None,
+) -> Report:
+    """Return the vendor review for ``sources``; same inputs, same report.
+
+    ``generated_at`` is an ISO timestamp chosen by the caller (``SOURCE_DATE_EPOCH`` aware).
+    Prompt and response text is replaced by a marker unless ``include_prompts``.
+    """
+    score = sources.score
+    findings = merge_findings(
+        score.findings, sources.deploy.findings if sources.deploy is not None else ()
+    )
+    exposure = exposure_section(
+        sources.scope, sources.scope_preset, include_prompts, affected_requests_file
+    )
+    probes = Probes(
+        assessed=bool(sources.probes),
+        runs=[probe_run(p, include_prompts) for p in sources.probes],
+    )
+    deployment = deployment_section(sources.deploy)
+    vendor = vendor_profile(score)
+    not_assessed = _not_assessed(sources)
+    summary = _summary(vendor, score, findings, exposure, probes, deployment)
+    counts = {s.value: sum(1 for f in findings if f.severity is s) for s in reversed(Severity)}
+    return Report(
+        tool=Tool(version=__version__),
+        generated_at=generated_at,
+        vendor=vendor,
+        tier=score.tier,
+        score=score.score,
+        scoring=Scoring(
+            questionnaire=score.questionnaire.id,
+            questionnaire_version=str(score.questionnaire.version),
+            formula=score.formula,
+            severity_counts=counts,
+        ),
+        summary=summary,
+        findings=findings,
+        exposure=exposure,
+        probes=probes,
+        deployment=deployment,
+        not_assessed=not_assessed,
+        answers=answer_rows(score),
+        prompts_included=include_prompts,
+        inputs=sorted(sources.inputs, key=lambda i: (i.role, i.path, i.sha256)),
+    )
+
+
+def _not_assessed(sources: ReportSources) -> list[NotAssessed]:
+    reasons = sources.missing_reasons
+    out: list[NotAssessed] = []
+    if sources.scope is None:
+        out.append(
+            NotAssessed(
+                section="exposure",
+                reason=reasons.get(
+                    "exposure",
+                    "No request logs were given (--logs), so whether our requests were exposed "
+                    "was not assessed.",
+                ),
+            )
+        )
+    if not sources.probes:
+        out.append(
+            NotAssessed(
+                section="probes",
+                reason=reasons.get(
+                    "probes",
+                    "No canary probe result was given (--probe), so isolation was not tested "
+                    "against the live endpoint.",
+                ),
+            )
+        )
+    if sources.deploy is None:
+        out.append(
+            NotAssessed(
+                section="deployment",
+                reason=reasons.get(
+                    "deployment",
+                    "No deployment check or server logs were given (--deploy-check or "
+                    "--deploy-log), so the vendor's KV pool and context claims were not checked "
+                    "against startup logs.",
+                ),
+            )
+        )
+    if sources.unweighed_evidence:
+        names = ", ".join(sources.unweighed_evidence)
+        out.append(
+            NotAssessed(
+                section="contradictions",
+                reason=f"The score given to --questionnaire was computed without {names}, so the "
+                "vendor's claims were not compared with that evidence and the score, tier and "
+                "findings do not reflect it. Give the answers file to --questionnaire instead, "
+                "or re-score with `assess score ANSWERS --probe ... --deploy-check ... --json`.",
+            )
+        )
+    return out
+
+
+def _summary(
+    vendor: VendorProfile,
+    score: ScoreView,
+    findings: list[ReportFinding],
+    exposure: Exposure,
+    probes: Probes,
+    deployment: Deployment,
+) -> Summary:
+    evidence = [probe_sentence(run) for run in probes.runs]
+    if deployment.assessed:
+        evidence.append(
+            deployment_sentence([n.verdict for n in deployment.nodes], deployment.verdict)
+        )
+    contradicted = [f for f in findings if f.contradiction]
+    if contradicted:
+        evidence.append(
+            f"{len(contradicted)} of the vendor's claims are contradicted by technical evidence."
+        )
+    actions: list[str] = []
+    for finding in findings:
+        if finding.remediation and finding.remediation not in actions:
+            actions.append(finding.remediation)
+        if len(actions) == 3:
+            break
+    return Summary(
+        tier_sentence=tier_sentence(vendor, score.tier, score.score, findings),
+        exposure_sentence=exposure_sentence(exposure),
+        evidence_sentences=evidence,
+        top_actions=actions,
+    )

@@ -1,0 +1,198 @@
+"""Write the review's files: report.html, report.pdf, report.json, the CSV and manifest.json.
+
+Every file goes through :mod:`assess.kernel.atomic`. ``report.json`` and ``manifest.json`` are
+reproducible: with ``SOURCE_DATE_EPOCH`` set, the same inputs give the same bytes (keys in a
+fixed order, lists sorted, paths reduced to names, the date taken from the environment).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from assess import __version__
+from assess.kernel.atomic import write_bytes
+from assess.kernel.errors import OutputError, UsageError
+from assess.report.models import Manifest, ManifestEntry, Report, ReportInput, Tool
+
+FORMATS = ("html", "pdf", "json")
+REPORT_JSON = "report.json"
+REPORT_HTML = "report.html"
+REPORT_PDF = "report.pdf"
+AFFECTED_CSV = "affected-requests.csv"
+MANIFEST_JSON = "manifest.json"
+
+
+@dataclass(frozen=True)
+class WrittenReview:
+    """The files written, in the order they were written, the manifest, and the review files of
+    an earlier run that this one did not write and so removed."""
+
+    paths: list[Path]
+    manifest: Manifest
+    removed: tuple[Path, ...] = ()
+
+
+def parse_formats(value: str) -> tuple[str, ...]:
+    """Parse ``--format html,pdf,json`` (any subset, any order).
+
+    Raises:
+        UsageError: naming the allowed formats.
+    """
+    wanted = [part.strip().lower() for part in value.split(",") if part.strip()]
+    unknown = [w for w in wanted if w not in FORMATS]
+    if unknown or not wanted:
+        raise UsageError(
+            f"--format: '{value}' is not a list of formats",
+            f"Use a comma-separated subset of: {','.join(FORMATS)}.",
+        )
+    return tuple(f for f in FORMATS if f in wanted)
+
+
+def generation_time(environ: Mapping[str, str] | None = None) -> str:
+    """Return the review's timestamp (ISO, UTC, seconds): SOURCE_DATE_EPOCH if set, else now.
+
+    Raises:
+        UsageError: when SOURCE_DATE_EPOCH is not an integer.
+    """
+    env = os.environ if environ is None else environ
+    raw = env.get("SOURCE_DATE_EPOCH")
+    if raw is None or not raw.strip():
+        when = datetime.now(UTC)
+    else:
+        try:
+            when = datetime.fromtimestamp(int(raw.strip()), UTC)
+        except (ValueError, OverflowError, OSError):
+            raise UsageError(
+                f"SOURCE_DATE_EPOCH: '{raw}' is not a number of seconds since 1970",
+                "Set it to an integer, e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct).",
+            ) from None
+    return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def report_json_bytes(report: Report) -> bytes:
+    """Return ``report.json`` exactly as written (and attached to the PDF)."""
+    return (report.model_dump_json(indent=2) + "\n").encode("utf-8")
+
+
+def _inert(value: str) -> str:
+    """Return ``value`` so a spreadsheet shows it as text, never runs it as a formula.
+
+    Log fields come from outside (ids, accounts, prompts): a cell starting with = + - @ or a
+    control character would be a formula in Excel or LibreOffice (OWASP "CSV injection"), so it
+    gets a leading apostrophe.
+    """
+    return "'" + value if value[:1] in _FORMULA_START else value
+
+
+_FORMULA_START = frozenset("=+-@\t\r")
+
+
+def affected_csv_bytes(rows: Sequence[Mapping[str, str]]) -> bytes:
+    """Return the affected requests as RFC 4180 CSV (CRLF rows, so a value holding a bare CR is
+    quoted too); cells that a spreadsheet would run as formulas are made inert (:func:`_inert`)."""
+    out = io.StringIO()
+    fields = list(rows[0]) if rows else ["request_id", "exposure"]
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\r\n", extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(
+        {key: _inert(value) if isinstance(value, str) else value for key, value in row.items()}
+        for row in rows
+    )
+    return out.getvalue().encode("utf-8")
+
+
+def write_review(
+    report: Report,
+    out_dir: Path,
+    formats: Sequence[str],
+    command: Sequence[str],
+    affected_rows: Sequence[Mapping[str, str]] | None = None,
+) -> WrittenReview:
+    """Write the review into ``out_dir`` and return what was written.
+
+    ``affected_rows`` (given when logs were scoped) becomes ``affected-requests.csv``. The manifest
+    is always written, last, and lists the SHA-256 of every input and every other output.
+
+    Raises:
+        OutputError: when a file cannot be written.
+    """
+    json_bytes = report_json_bytes(report)
+    outputs: dict[str, bytes] = {}
+    if "json" in formats:
+        outputs[REPORT_JSON] = json_bytes
+    if "html" in formats:
+        from assess.report.html import render_html
+
+        outputs[REPORT_HTML] = render_html(report).encode("utf-8")
+    if "pdf" in formats:
+        from assess.report.pdf import render_pdf
+
+        outputs[REPORT_PDF] = render_pdf(report, json_bytes)
+    if affected_rows is not None:
+        outputs[AFFECTED_CSV] = affected_csv_bytes(affected_rows)
+    paths = [write_bytes(out_dir / name, data) for name, data in outputs.items()]
+    removed = _remove_stale(out_dir, set(outputs))
+    manifest = build_manifest(report.inputs, outputs, command, report.generated_at)
+    paths.append(write_bytes(out_dir / MANIFEST_JSON, manifest_bytes(manifest)))
+    return WrittenReview(paths=paths, manifest=manifest, removed=removed)
+
+
+def _remove_stale(out_dir: Path, written: set[str]) -> tuple[Path, ...]:
+    """Remove the review files an earlier run left in ``out_dir`` that this run did not write
+    (a PDF from a run with ``--format pdf``, the affected requests of a run that had logs), so
+    the folder holds one review, the one its manifest lists. Only assess's own file names.
+
+    Raises:
+        OutputError: when such a file cannot be removed.
+    """
+    removed = []
+    for name in (REPORT_JSON, REPORT_HTML, REPORT_PDF, AFFECTED_CSV):
+        path = out_dir / name
+        if name in written or not path.is_file():
+            continue
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise OutputError(
+                f"{path}: left by an earlier review and cannot be removed ({exc.strerror or exc})",
+                "Remove it, or write the review into an empty folder.",
+            ) from exc
+        removed.append(path)
+    return tuple(removed)
+
+
+def build_manifest(
+    inputs: Sequence[ReportInput],
+    outputs: Mapping[str, bytes],
+    command: Sequence[str],
+    generated_at: str,
+) -> Manifest:
+    """Return the manifest: inputs and outputs (sorted, hashed), tool, command, time."""
+    return Manifest(
+        tool=Tool(version=__version__),
+        command=list(command),
+        generated_at=generated_at,
+        inputs=sorted(
+            (
+                ManifestEntry(path=i.path, bytes=i.bytes, sha256=i.sha256, role=i.role)
+                for i in inputs
+            ),
+            key=lambda e: (e.role or "", e.path, e.sha256),
+        ),
+        outputs=[
+            ManifestEntry(path=name, bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+            for name, data in sorted(outputs.items())
+        ],
+    )
+
+
+def manifest_bytes(manifest: Manifest) -> bytes:
+    """Return ``manifest.json`` as written."""
+    return (manifest.model_dump_json(indent=2, exclude_none=True) + "\n").encode("utf-8")

@@ -1,0 +1,404 @@
+"""The vendor review (``report.json``, kind ``assess.report``) and the evidence manifest.
+
+Two families of models live here:
+
+* *views* of the documents other commands hand over (``assess.score``, ``assess.scope``,
+  ``assess.probe``, ``assess.deploy-check``, keys fixed in docs/CONTRACTS.md). They read only the
+  contract keys and ignore the rest, so a producer may add keys without breaking the report.
+* the report itself and its manifest: strict, frozen, versioned.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from assess.kernel.common import EvidenceLevel, Severity
+from assess.kernel.model import Model
+from assess.vendor.scoring.evidence import DeployNode, ProbeStats
+
+REPORT_SCHEMA_VERSION = 1
+MANIFEST_SCHEMA_VERSION = 1
+
+Tier = Literal["low", "medium", "high", "critical"]
+InputRole = Literal["questionnaire", "logs", "probe", "deploy-check", "deploy-log"]
+
+
+class _View(Model):
+    """A tolerant view of another command's document: contract keys only, extras ignored."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+# --- views of the contract documents -------------------------------------------------------
+
+
+class FindingView(_View):
+    """A finding as `score` or `deploy-check` emit it (Finding plus contradiction / node)."""
+
+    id: str
+    severity: Severity
+    title: str
+    detail: str = ""
+    remediation: str = ""
+    rests_on: list[str] = Field(default_factory=list)
+    evidence_level: EvidenceLevel | None = None
+    source: str = ""
+    contradiction: bool = False
+    node: str | None = None
+    points: int | None = None
+
+
+class AnswerView(_View):
+    """One answer of the questionnaire: value, evidence level, note, reference."""
+
+    value: Any = None
+    evidence: EvidenceLevel | None = None
+    note: str | None = None
+    ref: str | None = None
+
+
+class NamedVersion(_View):
+    """``{id, version}`` of a questionnaire."""
+
+    id: str = ""
+    version: str | int = ""
+
+
+class VendorName(_View):
+    """``{name, service}`` of a vendor."""
+
+    name: str = ""
+    service: str = ""
+
+
+class ScoreView(_View):
+    """The ``assess.score`` document."""
+
+    kind: str = "assess.score"
+    questionnaire: NamedVersion = NamedVersion()
+    vendor: VendorName = VendorName()
+    answered_on: str | None = None
+    score: int = Field(ge=0, le=100)
+    tier: Tier
+    formula: str = ""
+    findings: list[FindingView] = Field(default_factory=list)
+    answers: dict[str, AnswerView] = Field(default_factory=dict)
+
+
+class AccountCount(_View):
+    """Requests of one account."""
+
+    account_id: str | None = None
+    requests: int = 0
+
+
+class AffectedView(_View):
+    """The ``affected`` object of ``assess.scope``."""
+
+    requests: int | None = None
+    accounts: list[AccountCount] = Field(default_factory=list)
+    unattributed: int = 0
+    sessions: int | list[Any] = 0
+    request_ids: list[str] = Field(default_factory=list)
+
+
+class DayCount(_View):
+    """Requests on one UTC day."""
+
+    date: str
+    requests: int = 0
+
+
+class SkippedView(_View):
+    """A skipped line or row."""
+
+    file: str = ""
+    line: int | None = None
+    reason: str = ""
+
+
+class ScopeView(_View):
+    """The ``assess.scope`` document."""
+
+    kind: str = "assess.scope"
+    counts: dict[str, int]
+    affected: AffectedView = AffectedView()
+    per_day: list[DayCount] = Field(default_factory=list)
+    status: dict[str, int] = Field(default_factory=dict)
+    possibly_affected: dict[str, Any] = Field(default_factory=dict)
+    disclosed: dict[str, Any] = Field(default_factory=dict)
+    candidate_foreign_data: dict[str, Any] = Field(default_factory=dict)
+    skipped: list[SkippedView] = Field(default_factory=list)
+    filter: dict[str, Any] = Field(default_factory=dict)
+
+
+#: The ``stats`` object of ``assess.probe``: the same contract view `assess score` reads.
+ProbeStatsView = ProbeStats
+
+
+class ProbeView(_View):
+    """The ``assess.probe`` document."""
+
+    kind: str = "assess.probe"
+    run_id: str = ""
+    endpoint: str = ""
+    model: str = ""
+    started_at: str | None = None
+    finished_at: str | None = None
+    complete: bool = True
+    leak_found: bool = False
+    mode: str = "standard"
+    requests: list[dict[str, Any]] = Field(default_factory=list)
+    hits: list[dict[str, Any]] = Field(default_factory=list)
+    errors: list[Any] = Field(default_factory=list)
+    stats: ProbeStatsView = ProbeStatsView()
+
+
+class NodeView(DeployNode):
+    """One node of ``assess.deploy-check``: the view `assess score` reads, plus what the review
+    shows (settings, the reason a node is inconclusive)."""
+
+    verdict: Literal["pass", "flag", "inconclusive"] = "inconclusive"
+    settings: dict[str, Any] = Field(default_factory=dict)
+    reason: str = ""
+
+
+class DeployView(_View):
+    """The ``assess.deploy-check`` document."""
+
+    kind: str = "assess.deploy-check"
+    nodes: list[NodeView] = Field(default_factory=list)
+    findings: list[FindingView] = Field(default_factory=list)
+    verdict: Literal["pass", "flag", "inconclusive"] = "inconclusive"
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+class Tool(Model):
+    """The program that wrote a document."""
+
+    name: str = "assess"
+    version: str
+
+
+class ReportInput(Model):
+    """One input as evidence: what it was used for, its name, size and SHA-256."""
+
+    role: InputRole
+    path: str = Field(description="Relative to the working folder, or the bare file name")
+    bytes: int
+    sha256: str
+
+
+class PoolBar(Model):
+    """KV pool tokens of one role against the advertised context."""
+
+    role: str
+    pool_tokens: int
+    unbacked_share: float = Field(description="Share of the advertised window with no memory")
+
+
+class VendorProfile(Model):
+    """Who and what was assessed, from the questionnaire answers."""
+
+    name: str
+    service: str = ""
+    models: list[str] = Field(default_factory=list)
+    engine: str = "unknown"
+    engine_version: str = "unknown"
+    deployment_mode: str = "unknown"
+    transfer_backend: str = "unknown"
+    tenancy: str = "unknown"
+    advertised_context_tokens: int | None = None
+    pools: list[PoolBar] = Field(default_factory=list)
+    answered_on: str | None = None
+
+
+class ReportFinding(Model):
+    """A finding in the review (from the score or the deployment check), deduplicated."""
+
+    id: str
+    severity: Severity
+    title: str
+    detail: str = ""
+    remediation: str = ""
+    rests_on: list[str] = Field(default_factory=list)
+    evidence_level: EvidenceLevel | None = None
+    source: str = ""
+    contradiction: bool = False
+    nodes: list[str] = Field(default_factory=list)
+    points: int | None = Field(default=None, description="What the finding adds to the score")
+
+
+class Scoring(Model):
+    """How the score was computed, so a reader can recompute it."""
+
+    questionnaire: str
+    questionnaire_version: str = ""
+    formula: str
+    severity_counts: dict[str, int]
+
+
+class Summary(Model):
+    """The executive summary, in plain sentences."""
+
+    tier_sentence: str
+    exposure_sentence: str
+    evidence_sentences: list[str] = Field(default_factory=list)
+    top_actions: list[str] = Field(default_factory=list)
+
+
+class AccountRow(Model):
+    """Affected requests of one account."""
+
+    account_id: str
+    requests: int
+
+
+class DayRow(Model):
+    """Affected requests on one UTC day."""
+
+    date: str
+    requests: int
+
+
+class SkippedRow(Model):
+    """A skipped line, with the file by name only."""
+
+    file: str
+    line: int | None = None
+    reason: str
+
+
+class Exposure(Model):
+    """What the request logs show for the incident (``assessed`` false when no logs)."""
+
+    assessed: bool
+    advisory: str | None = None
+    preset: str | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    received: int = 0
+    accounts: list[AccountRow] = Field(default_factory=list)
+    unattributed: int = 0
+    sessions: int = 0
+    per_day: list[DayRow] = Field(default_factory=list)
+    status: dict[str, int] = Field(default_factory=dict)
+    possibly_affected: dict[str, Any] = Field(default_factory=dict)
+    disclosed: dict[str, Any] = Field(default_factory=dict)
+    candidate_foreign_data: dict[str, Any] = Field(default_factory=dict)
+    skipped: list[SkippedRow] = Field(default_factory=list)
+    skipped_total: int = 0
+    filter: dict[str, Any] = Field(default_factory=dict)
+    affected_requests_file: str | None = None
+
+
+class ProbeRun(Model):
+    """One canary probe run."""
+
+    run_id: str
+    endpoint: str
+    model: str
+    mode: str
+    started_at: str | None = None
+    finished_at: str | None = None
+    complete: bool
+    leak_found: bool
+    requests: int = Field(default=0, description="Requests sent (planting and probing)")
+    probes: int
+    hits: int
+    leak_rate_upper_95: float | None = None
+    method: str = ""
+    errors: int = 0
+    hit_details: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Probes(Model):
+    """Canary probe results (``assessed`` false when none were given)."""
+
+    assessed: bool
+    runs: list[ProbeRun] = Field(default_factory=list)
+
+
+class DeploymentNode(Model):
+    """One serving node, as the deployment check read it."""
+
+    name: str
+    engine: str | None = None
+    version: str | None = None
+    role: str
+    pool_tokens: int | None = None
+    context_tokens: int | None = None
+    verdict: Literal["pass", "flag", "inconclusive"]
+    settings: dict[str, Any] = Field(default_factory=dict)
+    reason: str = ""
+
+
+class Deployment(Model):
+    """The deployment check (``assessed`` false when neither a result nor logs were given)."""
+
+    assessed: bool
+    verdict: Literal["pass", "flag", "inconclusive"] | None = None
+    nodes: list[DeploymentNode] = Field(default_factory=list)
+
+
+class AnswerRow(Model):
+    """One questionnaire answer as the vendor gave it."""
+
+    id: str
+    value: str
+    evidence: EvidenceLevel | None = None
+    note: str = ""
+    ref: str = ""
+
+
+class NotAssessed(Model):
+    """A section the review could not cover, and why."""
+
+    section: Literal["exposure", "probes", "deployment", "contradictions"]
+    reason: str
+
+
+class Report(Model):
+    """The vendor review: the machine-readable twin of report.html / report.pdf."""
+
+    schema_version: int = REPORT_SCHEMA_VERSION
+    kind: Literal["assess.report"] = "assess.report"
+    tool: Tool
+    generated_at: str
+    vendor: VendorProfile
+    tier: Tier
+    score: int = Field(ge=0, le=100)
+    scoring: Scoring
+    summary: Summary
+    findings: list[ReportFinding]
+    exposure: Exposure
+    probes: Probes
+    deployment: Deployment
+    not_assessed: list[NotAssessed]
+    answers: list[AnswerRow] = Field(default_factory=list)
+    prompts_included: bool = False
+    inputs: list[ReportInput]
+
+
+class ManifestEntry(Model):
+    """A file with its size and SHA-256."""
+
+    path: str
+    bytes: int
+    sha256: str
+    role: str | None = None
+
+
+class Manifest(Model):
+    """``manifest.json``: what went in, what came out, by what and when."""
+
+    schema_version: int = MANIFEST_SCHEMA_VERSION
+    kind: Literal["assess.manifest"] = "assess.manifest"
+    tool: Tool
+    command: list[str]
+    generated_at: str
+    inputs: list[ManifestEntry]
+    outputs: list[ManifestEntry]

@@ -1,0 +1,111 @@
+"""Plain-language sentences of the executive summary (pure, deterministic)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assess.kernel.common import Severity
+from assess.report.models import Exposure, ProbeRun, ReportFinding, VendorProfile
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """Return ``"1 request"`` / ``"2 requests"`` with thousands separators."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+def tier_sentence(
+    vendor: VendorProfile, tier: str, score: int, findings: Sequence[ReportFinding]
+) -> str:
+    """Say the tier, the score and the findings that drive them."""
+    who = f"{vendor.name}, {vendor.service}," if vendor.service else vendor.name
+    worst = [f for f in findings if f.severity.at_least(Severity.HIGH)]
+    if not findings:
+        why = "no finding was raised"
+    else:
+        parts = [
+            f"{n:,} {s.value}"
+            for s in (Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM)
+            if (n := sum(1 for f in findings if f.severity is s))
+        ]
+        if parts:
+            listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+            total = sum(1 for f in findings if f.severity.at_least(Severity.MEDIUM))
+            why = f"{listed} {'finding' if total == 1 else 'findings'}"
+        else:
+            why = "only low or informational findings"
+        if worst:
+            why += f", led by: {worst[0].title.rstrip('.')}"
+    end = "" if why.endswith(("?", "!")) else "."
+    return f"{who} is rated {tier.upper()} risk (score {score} of 100) because of {why}{end}"
+
+
+def deployment_sentence(verdicts: Sequence[str], overall: str | None) -> str:
+    """Say what the deployment check found, node by node."""
+    counts = {v: sum(1 for x in verdicts if x == v) for v in ("flag", "inconclusive", "pass")}
+    found = ", ".join(
+        f"{n} {word}"
+        for word, n in (
+            ("flagged", counts["flag"]),
+            ("inconclusive", counts["inconclusive"]),
+            ("passed", counts["pass"]),
+        )
+        if n
+    )
+    return (
+        f"The deployment check read the startup logs of {plural(len(verdicts), 'node')}: "
+        f"{found or 'none readable'} (overall verdict: {(overall or 'none').upper()})."
+    )
+
+
+def exposure_sentence(exposure: Exposure) -> str:
+    """Say how many of our requests may have received or disclosed foreign data."""
+    if not exposure.assessed:
+        return "Our own exposure was not assessed: no request logs were given."
+    counts = exposure.counts
+    advisory = f" for {exposure.advisory}" if exposure.advisory else ""
+    in_window = counts.get("in_window", 0)
+    if exposure.received == 0:
+        received = (
+            f"None of our {plural(in_window, 'request')} in the incident window{advisory} "
+            "crossed the trigger, so no response of ours is expected to carry other tenants' data"
+        )
+    else:
+        received = (
+            f"{plural(exposure.received, 'request')} of ours in the incident window{advisory} "
+            f"crossed the trigger: their responses may carry other tenants' data "
+            f"({plural(len(exposure.accounts), 'account')}"
+            + (f", {exposure.unattributed:,} with no account" if exposure.unattributed else "")
+            + ")"
+        )
+    unknown = counts.get("unknown_tokens", 0)
+    tail = (
+        f"; {plural(unknown, 'more request')} had no token count and are listed as possibly "
+        "affected"
+        if unknown
+        else ""
+    )
+    disclosed = exposure.disclosed.get("requests", exposure.disclosed.get("count"))
+    shared = (
+        f". {plural(int(disclosed), 'request')} sat in the shared pool and may have disclosed "
+        "our prompts to others"
+        if isinstance(disclosed, int) and disclosed
+        else ""
+    )
+    return f"{received}{tail}{shared}."
+
+
+def probe_sentence(run: ProbeRun) -> str:
+    """Say what one canary probe run found, as a bound when it found nothing."""
+    mode = f"{run.mode} mode, " if run.mode else ""
+    base = (
+        f"The canary probe of {run.model or 'the endpoint'} ({mode}{plural(run.probes, 'probe')})"
+    )
+    if run.leak_found or run.hits:
+        return f"{base} found a leak: {plural(run.hits, 'hit')} of planted markers."
+    bound = (
+        f"; the leak rate is at most {run.leak_rate_upper_95:.2%} (95% upper bound)"
+        if run.leak_rate_upper_95 is not None
+        else ""
+    )
+    incomplete = "" if run.complete else " The run was incomplete."
+    return f"{base} found no leak{bound}. A clean canary does not prove isolation.{incomplete}"

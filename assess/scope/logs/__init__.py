@@ -1,0 +1,118 @@
+"""Request logs of any gateway, read through a preset into canonical batches.
+
+Entry point: :func:`open_logs` resolves the files and the preset (``auto`` detects it from a
+sample of records) and returns a :class:`LogReader` whose ``batches()`` streams the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from assess.kernel.errors import InputError
+from assess.kernel.output import ProgressCallback
+from assess.scope.logs.engine import LogReader, WantText
+from assess.scope.logs.formats import Bad
+from assess.scope.logs.presets import (
+    CANONICAL_FIELDS,
+    Preset,
+    detect_preset,
+    get_preset,
+    load_presets,
+    parse_map,
+)
+from assess.scope.logs.sources import expand_inputs
+
+__all__ = [
+    "CANONICAL_FIELDS",
+    "LogReader",
+    "Preset",
+    "WantText",
+    "open_logs",
+    "parse_map",
+    "sample_records",
+]
+
+DETECT_SAMPLE = 100
+
+
+def sample_records(reader: LogReader, per_file: int = DETECT_SAMPLE) -> list[Any]:
+    """Return up to ``per_file`` parsed records from the start of every file."""
+    sample: list[Any] = []
+    for path in reader.files:
+        for _, record in islice(reader.records(path), per_file):
+            if not isinstance(record, Bad):
+                sample.append(record)
+    return sample
+
+
+def _check_one_product(
+    per_file: Mapping[Path, list[Any]], found: Preset, catalogue: Mapping[str, Preset]
+) -> None:
+    """Raise InputError when a file is another product's log than the one auto chose for the run.
+
+    Every file of a run goes through one preset: a file none of whose sampled records fits it,
+    but which another preset recognises, would otherwise be read as skipped rows.
+    """
+    for path, records in per_file.items():
+        if not records or any(_fits(found, r) for r in records):
+            continue
+        other, _ = detect_preset(records, catalogue)
+        if other is not None and other.id != found.id:
+            raise InputError(
+                f"{path}: looks like a {other.id} log, but --preset auto chose {found.id} for "
+                "this run from the other files",
+                "Scope each product's logs in a separate run, or give --preset to read every "
+                "file the same way.",
+            )
+
+
+def _fits(preset: Preset, record: Any) -> bool:
+    """True when ``record`` matches the preset's detect rule or its join side table's."""
+    if preset.detect.matches(record):
+        return True
+    return preset.join is not None and preset.join.detect.matches(record)
+
+
+def open_logs(
+    patterns: Sequence[str],
+    preset: str = "auto",
+    mapping: dict[str, str] | None = None,
+    want_text: WantText | None = None,
+    progress: ProgressCallback | None = None,
+    presets_dir: Path | None = None,
+) -> LogReader:
+    """Return a reader over the files of ``patterns`` through ``preset`` (an id, a file or auto).
+
+    Raises:
+        InputError: for missing files, or when ``auto`` recognises no preset.
+        UsageError: for an unknown preset id.
+    """
+    files = expand_inputs(patterns)
+    catalogue = load_presets(presets_dir)
+    kwargs: dict[str, Any] = {"want_text": want_text}
+    if progress is not None:
+        kwargs["progress"] = progress
+    if preset != "auto":
+        chosen = get_preset(preset, catalogue).with_map(mapping or {})
+        return LogReader(files, chosen, **kwargs)
+    per_file = {path: sample_records(LogReader([path], catalogue["canonical"])) for path in files}
+    sample = [record for records in per_file.values() for record in records]
+    found, scores = detect_preset(sample, catalogue)
+    if found is not None:
+        _check_one_product(per_file, found, catalogue)
+    if found is None and mapping and {"timestamp", "model"} <= set(mapping):
+        found = catalogue["canonical"]
+    if found is None:
+        keys = {str(k) for r in sample[:20] if isinstance(r, dict) for k in r}
+        # binary junk sniffed as a CSV header must not reach the terminal
+        seen = sorted(k for k in keys if k.isprintable() and len(k) <= 60)[:15]
+        fields = ", ".join(seen) or "no readable field names: is it a log export?"
+        raise InputError(
+            f"{files[0]}: --preset auto recognises no known log format (fields seen: {fields})",
+            f"Choose one with --preset ({', '.join(sorted(catalogue))}) or map the fields: "
+            "--map timestamp=PATH --map model=PATH --map prompt_tokens=PATH.",
+        )
+    return LogReader(files, found.with_map(mapping or {}), **kwargs)

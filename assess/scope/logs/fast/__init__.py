@@ -1,0 +1,1 @@
+"""The columnar fast path: NDJSON/CSV blocks parsed to Arrow columns."""

@@ -1,0 +1,167 @@
+"""Record iterators per text format: NDJSON lines, JSON arrays, CSV rows, Parquet rows.
+
+Each yields ``(line, record)`` where ``record`` is a parsed value or a :class:`Bad` naming why the
+line or row is malformed. Memory stays bounded: nothing reads a whole file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from assess.scope.logs.sources import line_blocks
+
+CHUNK = 1 << 20
+_MAX_ELEMENT = 64 << 20
+
+
+@dataclass(frozen=True)
+class Bad:
+    """A malformed line or row and the reason."""
+
+    reason: str
+
+
+def json_line(line: bytes, final_without_newline: bool = False) -> Any:
+    """Parse one NDJSON line; return the value or a :class:`Bad`."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        if final_without_newline:
+            return Bad("truncated final line (invalid JSON, no newline at end of file)")
+        if b"\x00" in line:
+            return Bad("binary data, not JSON")
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            return Bad("binary data, not UTF-8 JSON")
+        return Bad(f"invalid JSON: {str(exc).split(':', 1)[0]}")
+
+
+def ndjson_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line, value or Bad)`` for each non-blank line."""
+    for block in line_blocks(stream, CHUNK):
+        lines = block.data.split(b"\n")
+        last = len(lines) - 1
+        for index, line in enumerate(lines):
+            if line.strip():
+                final = block.at_eof and index == last
+                yield block.first_line + index + 1, json_line(line, final)
+
+
+def json_array_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line, value or Bad)`` for each element of a top-level JSON array.
+
+    A malformed element ends the file (the rest cannot be resynchronised): it is reported once,
+    at the line where it starts.
+    """
+    decoder = json.JSONDecoder()
+    text_of = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
+    buf, pos, line, eof, opened = "", 0, 1, False, False
+    while True:
+        while pos < len(buf) and buf[pos] in " \t\r\n,":
+            line += buf[pos] == "\n"
+            pos += 1
+        if pos >= len(buf) or (not eof and len(buf) - pos < 2):
+            if eof:  # a closing ']' returns below: reaching the end without one is a truncation
+                yield line, Bad("truncated JSON array (no closing ']')")
+                return
+            chunk = stream.read(CHUNK)
+            eof = not chunk
+            buf = buf[pos:] + text_of.decode(chunk, final=eof)
+            pos = 0
+            continue
+        if not opened:
+            if buf[pos] != "[":
+                yield line, Bad("not a JSON array")
+                return
+            opened, pos = True, pos + 1
+            continue
+        if buf[pos] == "]":
+            return
+        try:
+            value, end = decoder.raw_decode(buf, pos)
+        except json.JSONDecodeError:
+            if not eof and len(buf) - pos < _MAX_ELEMENT:
+                chunk = stream.read(CHUNK)
+                eof = not chunk
+                buf = buf[pos:] + text_of.decode(chunk, final=eof)
+                pos = 0
+                continue
+            reason = "truncated JSON array element" if eof else "invalid JSON array element"
+            yield line, Bad(f"{reason}; the rest of the file is not read")
+            return
+        yield line, value
+        line += buf.count("\n", pos, end)
+        pos = end
+
+
+def csv_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line, row dict or Bad)``; a row with the wrong number of fields is Bad."""
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
+    head = text.readline()
+    if not head.strip():
+        return
+    delimiter = "\t" if head.count("\t") > head.count(",") else ","
+    header = next(csv.reader([head], delimiter=delimiter))
+    yield from csv_rows(text, header, delimiter)
+
+
+def csv_rows(text: Iterator[str], header: list[str], delimiter: str) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line, row dict or Bad)`` for the rows after the header line."""
+    for line, row in csv_lists(text, header, delimiter):
+        if isinstance(row, Bad):
+            yield line, row
+        else:
+            yield line, row_dict(header, row)
+
+
+def row_dict(header: list[str], row: list[str]) -> dict[str, str | None]:
+    """Return a CSV row as a dict; empty cells are null."""
+    return {k: (v if v != "" else None) for k, v in zip(header, row, strict=True)}
+
+
+def csv_lists(
+    text: Iterator[str], header: list[str], delimiter: str
+) -> Iterator[tuple[int, list[str] | Bad]]:
+    """Yield ``(line, cells or Bad)`` for the rows after the header line (blank rows skipped)."""
+    reader = csv.reader(text, delimiter=delimiter)
+    width = len(header)
+    while True:
+        start = reader.line_num + 2
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield start, Bad(f"CSV error: {exc}")
+            continue
+        if len(row) == width:
+            yield start, row
+        elif not row or (len(row) == 1 and not row[0].strip()):
+            continue
+        elif "\ufffd" in "".join(row):
+            yield start, Bad("binary data in CSV")
+        else:
+            yield start, Bad(f"CSV row has {len(row)} fields, the header has {width}")
+
+
+def parquet_records(path: Path, columns: list[str]) -> Iterator[tuple[int, Any]]:
+    """Yield ``(row number, row dict)``, reading only ``columns`` that exist in the file."""
+    import pyarrow.parquet as pq
+
+    handle = pq.ParquetFile(path)
+    present = [c for c in columns if c in handle.schema_arrow.names]
+    number = 0
+    for batch in handle.iter_batches(batch_size=65536, columns=present or None):
+        for row in batch.to_pylist():
+            number += 1
+            yield number, row

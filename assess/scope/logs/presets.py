@@ -1,0 +1,239 @@
+"""Log presets: which fields of a product's export hold the canonical fields.
+
+A preset is data, ``assess/scope/logs/presets/<id>.yaml``, validated at load (see README "scope"
+for the format). ``--map canonical=dotted.path`` overrides a preset's candidates; ``--preset
+auto`` scores a sample of records against every preset's ``detect`` rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from assess.kernel.errors import CatalogueError, UsageError
+from assess.kernel.model import Model
+from assess.scope.logs.paths import MISSING, get_path
+
+CANONICAL_FIELDS = (
+    "timestamp",
+    "model",
+    "prompt_tokens",
+    "request_id",
+    "account_id",
+    "session_id",
+    "status",
+    "prompt",
+    "response",
+)
+PRESETS_DIR = Path(__file__).resolve().parent / "presets"
+
+
+class Detect(Model):
+    """Paths whose presence identifies a product's records."""
+
+    all_of: list[str] = Field(min_length=1)
+    any_of: list[str] = Field(default_factory=list)
+
+    def matches(self, record: Any) -> bool:
+        """Return True when ``record`` has every ``all_of`` path and one ``any_of`` path."""
+        if not all(get_path(record, p) is not MISSING for p in self.all_of):
+            return False
+        return not self.any_of or any(get_path(record, p) is not MISSING for p in self.any_of)
+
+
+class Condition(Model):
+    """A test on one path: ``in``, ``not_in``, ``equals`` or ``missing`` (exactly one)."""
+
+    path: str
+    in_: list[Any] | None = Field(default=None, alias="in")
+    not_in: list[Any] | None = None
+    equals: Any = None
+    missing: bool | None = None
+
+    @model_validator(mode="after")
+    def _one_test(self) -> Condition:
+        given = [
+            self.in_ is not None,
+            self.not_in is not None,
+            "equals" in self.model_fields_set,
+            self.missing is not None,
+        ]
+        if sum(given) != 1:
+            raise ValueError("give exactly one of in, not_in, equals, missing")
+        return self
+
+    def holds(self, record: Any) -> bool:
+        """Return True when ``record`` satisfies this condition."""
+        value = get_path(record, self.path)
+        if self.missing is not None:
+            absent = value is MISSING or value is None or value == ""
+            return absent == self.missing
+        if value is MISSING:
+            return False
+        if self.in_ is not None:
+            return value in self.in_
+        if self.not_in is not None:
+            return value not in self.not_in
+        return bool(value == self.equals)
+
+
+class NonRequestRule(Model):
+    """Valid rows that are not requests (spans, events, billing rows)."""
+
+    when: Condition
+    reason: str
+
+
+class Join(Model):
+    """A side table joined on ``key`` to fill canonical fields (e.g. APIM subscription)."""
+
+    key: str
+    detect: Detect
+    fields: dict[str, list[str]]
+
+    @field_validator("fields")
+    @classmethod
+    def _canonical(cls, fields: dict[str, list[str]]) -> dict[str, list[str]]:
+        return _check_fields(fields)
+
+
+def _check_fields(fields: dict[str, list[str]]) -> dict[str, list[str]]:
+    unknown = sorted(set(fields) - set(CANONICAL_FIELDS))
+    if unknown:
+        raise ValueError(
+            f"unknown canonical field(s) {', '.join(unknown)}; known: {', '.join(CANONICAL_FIELDS)}"
+        )
+    return fields
+
+
+class Preset(Model):
+    """One product's log export mapped to the canonical fields."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+    title: str
+    docs: list[str] = Field(default_factory=list)
+    detect: Detect
+    fields: dict[str, list[str]]
+    timestamp_format: Literal["auto", "iso", "epoch_s", "epoch_ms", "epoch_us", "epoch_ns"] = "auto"
+    non_request: list[NonRequestRule] = Field(default_factory=list)
+    join: Join | None = None
+    priority: int = Field(
+        default=0, description="Optional: breaks --preset auto ties (higher wins)"
+    )
+
+    @field_validator("fields")
+    @classmethod
+    def _canonical(cls, fields: dict[str, list[str]]) -> dict[str, list[str]]:
+        _check_fields(fields)
+        for name in ("timestamp", "model"):
+            if not fields.get(name):
+                raise ValueError(f"'{name}' needs at least one path")
+        return fields
+
+    def with_map(self, overrides: Mapping[str, str]) -> Preset:
+        """Return a copy whose fields in ``overrides`` use only the given dotted path."""
+        if not overrides:
+            return self
+        fields = dict(self.fields)
+        fields.update({name: [path] for name, path in overrides.items()})
+        return self.model_copy(update={"fields": fields})
+
+    def non_request_reason(self, record: Any) -> str | None:
+        """Return why ``record`` is a valid non-request row, or None when it is a request."""
+        if self.join is not None and self.join.detect.matches(record):
+            return f"joined {self.id} side table"
+        for rule in self.non_request:
+            if rule.when.holds(record):
+                return rule.reason
+        return None
+
+
+def parse_map(items: Sequence[str]) -> dict[str, str]:
+    """Parse ``--map canonical=dotted.path`` options.
+
+    Raises:
+        UsageError: for a malformed item or an unknown canonical name.
+    """
+    result: dict[str, str] = {}
+    for item in items:
+        name, sep, path = item.partition("=")
+        name, path = name.strip(), path.strip()
+        if not sep or not name or not path:
+            raise UsageError(
+                f"--map '{item}': expected canonical=dotted.path",
+                "Example: --map prompt_tokens=usage.input_tokens",
+            )
+        if name not in CANONICAL_FIELDS:
+            raise UsageError(
+                f"--map '{item}': '{name}' is not a canonical field",
+                f"Use one of: {', '.join(CANONICAL_FIELDS)}.",
+            )
+        result[name] = path
+    return result
+
+
+def load_presets(folder: Path | None = None) -> dict[str, Preset]:
+    """Return every preset in ``folder`` (default: the shipped ``assess/scope/logs/presets``) by id.
+
+    Raises:
+        CatalogueError: when a file's id differs from its name or two ids clash.
+        InputError: when a file is invalid (file, line and field).
+    """
+    found: dict[str, Preset] = {}
+    for path in sorted((folder or PRESETS_DIR).glob("*.yaml")):
+        preset = Preset.from_path(path)
+        if preset.id != path.stem:
+            raise CatalogueError(
+                f"{path}: id '{preset.id}' differs from the file name",
+                f"Name the file {preset.id}.yaml or change the id.",
+            )
+        found[preset.id] = preset
+    return found
+
+
+def get_preset(name: str, catalogue: Mapping[str, Preset] | None = None) -> Preset:
+    """Return the preset ``name`` (an id, or a path to a preset YAML file).
+
+    Raises:
+        UsageError: naming the known presets when there is no such preset.
+    """
+    if name.endswith((".yaml", ".yml")) and Path(name).is_file():
+        return Preset.from_path(name)
+    presets = catalogue if catalogue is not None else load_presets()
+    if name not in presets:
+        raise UsageError(
+            f"--preset '{name}': no such preset",
+            f"Known presets: auto, {', '.join(sorted(presets))}; or give a preset YAML file.",
+        )
+    return presets[name]
+
+
+def detect_preset(
+    sample: Iterable[Any], catalogue: Mapping[str, Preset]
+) -> tuple[Preset | None, dict[str, int]]:
+    """Score ``sample`` records against every preset's detect rule.
+
+    Returns the best preset (most matching records, then most ``all_of`` paths, then
+    ``priority``), or None when nothing matches, and the score of each preset.
+    """
+    records = list(sample)
+    scores: dict[str, int] = {}
+    for preset in catalogue.values():
+        hits = sum(1 for r in records if preset.detect.matches(r))
+        if preset.join is not None:
+            hits += sum(1 for r in records if preset.join.detect.matches(r))
+        scores[preset.id] = hits
+    ranked = sorted(
+        (p for p in catalogue.values() if scores[p.id] > 0),
+        key=lambda p: (
+            scores[p.id],
+            len(p.detect.all_of) + len(p.detect.any_of),
+            p.priority,
+            p.id != "canonical",
+        ),
+        reverse=True,
+    )
+    return (ranked[0] if ranked else None), scores

@@ -1,0 +1,147 @@
+"""One record (a parsed dict) to canonical values, a non-request reason, or a skip reason.
+
+This is the reference path: the columnar fast path sends every row it is unsure of here, so the
+rules for what is a request, what is a valid non-request row and what is malformed live in one
+place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from assess.scope.logs.paths import MISSING, get_path
+from assess.scope.logs.presets import Preset
+from assess.scope.logs.timestamps import parse_timestamp
+
+ROW_FIELDS = ("timestamp", "model", "prompt_tokens", "request_id", "account_id", "session_id")
+
+
+@dataclass(frozen=True)
+class Row:
+    """Canonical values of one request; ``prompt_tokens`` None means unknown (null/missing/0)."""
+
+    timestamp: int
+    model: str | None
+    prompt_tokens: int | None
+    request_id: str | None
+    account_id: str | None
+    session_id: str | None
+    status: str | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a record turned out to be: a request ``row``, a ``non_request`` or a ``skip``."""
+
+    row: Row | None = None
+    non_request: str | None = None
+    skip: str | None = None
+
+
+def _first(record: Any, paths: list[str]) -> Any:
+    for path in paths:
+        value = get_path(record, path)
+        if value is not MISSING and value is not None and value != "":
+            return value
+    return None
+
+
+def _text(value: Any) -> str | None:
+    """Return a scalar as text, a list/dict as JSON; None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool | int | float):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except TypeError:
+        return str(value)
+
+
+def parse_tokens(value: Any) -> tuple[int | None, bool]:
+    """Return (tokens or None if unknown, ok); ok is False when the value is unparseable."""
+    if value is None or value == "":
+        return None, True
+    if isinstance(value, bool):
+        return None, False
+    if isinstance(value, float):
+        if not value.is_integer():
+            return None, False
+        value = int(value)
+    if isinstance(value, str):
+        text = value.strip().replace("_", "")
+        if text.endswith(".0"):
+            text = text[:-2]
+        if not text.isdigit():
+            return None, False
+        value = int(text)
+    if not isinstance(value, int) or value < 0:
+        return None, False
+    return (value or None), True
+
+
+def _short(value: Any) -> str:
+    text = _text(value) or ""
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def classify(
+    record: Any, preset: Preset, side: Mapping[str, Mapping[str, Any]] | None = None
+) -> Outcome:
+    """Return what ``record`` is under ``preset``; ``side``: joined side-table fields by key."""
+    if not isinstance(record, dict):
+        return Outcome(skip=f"not a JSON object ({type(record).__name__})")
+    reason = preset.non_request_reason(record)
+    if reason is not None:
+        return Outcome(non_request=reason)
+    fields = preset.fields
+    values = {name: _first(record, fields.get(name, [])) for name in (*ROW_FIELDS, "status")}
+    if side is not None and preset.join is not None:
+        key = _text(_first(record, [preset.join.key]))
+        extra = side.get(key or "", {})
+        for name, value in extra.items():
+            if values.get(name) is None:
+                values[name] = value
+    raw_ts, model = values["timestamp"], values["model"]
+    if raw_ts is None and model is None:
+        if "error" in record:
+            return Outcome(skip="error envelope, not a request record")
+        return Outcome(skip="no timestamp and no model: not a request record")
+    if raw_ts is None:
+        return Outcome(skip="missing timestamp")
+    moment = parse_timestamp(raw_ts, preset.timestamp_format)
+    if moment is None:
+        return Outcome(skip=f"unparseable timestamp {_short(raw_ts)!r}")
+    tokens, ok = parse_tokens(values["prompt_tokens"])
+    if not ok:
+        return Outcome(skip=f"unparseable prompt_tokens {_short(values['prompt_tokens'])!r}")
+    return Outcome(
+        row=Row(
+            timestamp=moment,
+            model=_text(model),
+            prompt_tokens=tokens,
+            request_id=_text(values["request_id"]),
+            account_id=_text(values["account_id"]),
+            session_id=_text(values["session_id"]),
+            status=_text(values["status"]),
+        )
+    )
+
+
+def details(record: Any, preset: Preset, names: tuple[str, ...]) -> list[str | None]:
+    """Return the canonical fields ``names`` of ``record`` as text (lists/objects as JSON)."""
+    return [_text(_first(record, preset.fields.get(name, []))) for name in names]
+
+
+def side_fields(record: Any, preset: Preset) -> tuple[str | None, dict[str, Any]]:
+    """Return (join key, canonical fields) of a side-table ``record`` of ``preset``'s join."""
+    assert preset.join is not None
+    key = _text(_first(record, [preset.join.key]))
+    found = {name: _first(record, paths) for name, paths in preset.join.fields.items()}
+    return key, {k: v for k, v in found.items() if v is not None}

@@ -1,0 +1,198 @@
+"""`assess scope` models: the canonical log batch and the versioned result (kind assess.scope)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Literal
+
+import pyarrow as pa
+from pydantic import Field
+
+from assess.kernel.common import InputFile
+from assess.kernel.model import Model
+
+#: Text columns are large_string: what polars hands over, so no copy is made.
+TEXT = pa.large_string()
+
+#: Columns of every canonical batch; timestamps are UTC nanoseconds, prompt_tokens null = unknown.
+BATCH_SCHEMA = pa.schema(
+    [
+        ("timestamp", pa.int64()),
+        ("model", TEXT),
+        ("prompt_tokens", pa.int64()),
+        ("request_id", TEXT),
+        ("account_id", TEXT),
+        ("session_id", TEXT),
+        ("status", TEXT),
+        ("prompt", TEXT),
+        ("response", TEXT),
+    ]
+)
+
+
+class SkippedRecord(Model):
+    """A malformed line or row: where it is and why it was skipped."""
+
+    file: str
+    line: int
+    reason: str
+
+
+@dataclass
+class LogBatch:
+    """A slice of one input file: its requests as a canonical table, plus the other records.
+
+    ``records_read`` = ``table.num_rows`` + sum of ``non_request`` + ``skipped_count``.
+    """
+
+    file: str
+    table: pa.Table
+    records_read: int = 0
+    non_request: dict[str, int] = field(default_factory=dict)
+    skipped: list[SkippedRecord] = field(default_factory=list)
+
+    @property
+    def skipped_count(self) -> int:
+        """Return how many records of this batch were malformed."""
+        return len(self.skipped)
+
+
+class ScopeFilter(Model):
+    """What counts as in scope: advisory (or ad-hoc) model names, window and trigger."""
+
+    advisory_id: str | None
+    model_names: list[str] = Field(min_length=1)
+    since: datetime
+    until: datetime
+    min_prompt_tokens: int = Field(ge=0, description="Over threshold means strictly greater")
+    leaked_responses: int | None = None
+
+
+class Counts(Model):
+    """The conservation counts (keys are a contract, see docs/CONTRACTS.md)."""
+
+    records_read: int
+    records_skipped: int
+    non_request_records: int
+    model_matched: int
+    in_window: int
+    over_threshold: int
+    at_or_under_threshold: int
+    unknown_tokens: int
+
+
+class Breakdown(Model):
+    """Counts that complete the conservation equations."""
+
+    requests: int = Field(description="records_read - non_request_records - records_skipped")
+    model_not_matched: int
+    model_matched_outside_window: int
+    non_request_reasons: dict[str, int]
+    skipped_reasons: dict[str, int]
+
+
+class AccountCount(Model):
+    """Requests of one account."""
+
+    account_id: str
+    requests: int
+
+
+class DayCount(Model):
+    """Requests on one UTC day."""
+
+    date: date
+    requests: int
+
+
+class Affected(Model):
+    """Received: in-scope requests over the trigger whose responses may carry foreign data."""
+
+    requests: int
+    accounts: list[AccountCount]
+    unattributed: int = Field(description="Affected requests with no account id")
+    sessions: int = Field(description="Distinct session ids among affected requests")
+    request_ids: list[str]
+    requests_without_id: int
+
+
+class TokenEstimate(Model):
+    """A token range estimated from prompt text length."""
+
+    request_id: str | None
+    account_id: str | None
+    timestamp: datetime
+    prompt_chars: int
+    tokens_low: int
+    tokens_high: int
+    verdict: Literal["over", "under", "crosses"]
+
+
+class PossiblyAffected(Model):
+    """In-scope requests with unknown prompt tokens (null, missing or 0)."""
+
+    requests: int
+    with_prompt_text: int
+    estimate_over: int
+    estimate_crosses: int
+    estimate_under: int
+    chars_per_token_low: float
+    chars_per_token_high: float
+    method: str
+    accounts: list[AccountCount]
+    request_ids: list[str]
+    estimates: list[TokenEstimate] = Field(description="First 1,000 in input order")
+
+
+class PlatformShare(Model):
+    """Our expected share of the platform's leaked responses."""
+
+    platform_requests: int
+    leaked_responses: int
+    our_requests: int
+    expected_leaked_responses_with_our_data: float
+    probability_at_least_one: float
+    formula: str
+
+
+class Disclosed(Model):
+    """All in-window requests to the model (any length): prompts that sat in the shared pool."""
+
+    requests: int
+    prompt_tokens_known: int
+    prompt_tokens_total: int
+    accounts: int
+    unattributed: int
+    platform_share: PlatformShare | None = None
+
+
+class ForeignData(Model):
+    """In-scope responses holding identifiers absent from their own prompt (values not shown)."""
+
+    responses_checked: int
+    responses_flagged: int
+    by_kind: dict[str, int]
+    request_ids: list[str]
+    note: str
+
+
+class ScopeResult(Model):
+    """The `assess scope --json` document (kind assess.scope)."""
+
+    schema_version: Literal[1] = 1
+    kind: Literal["assess.scope"] = "assess.scope"
+    filter: ScopeFilter
+    preset: str
+    counts: Counts
+    breakdown: Breakdown
+    affected: Affected
+    per_day: list[DayCount]
+    status: dict[str, int]
+    possibly_affected: PossiblyAffected
+    disclosed: Disclosed
+    candidate_foreign_data: ForeignData
+    skipped: list[SkippedRecord]
+    skipped_listed: int = Field(description="How many skipped records are listed (first N)")
+    exit_code: int
+    inputs: list[InputFile]

@@ -1,0 +1,60 @@
+"""What changed between two attestations of one vendor (`assess questionnaire diff --json`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import Field
+
+from assess.kernel.model import Model
+from assess.vendor.answers import CheckedAnswer
+from assess.vendor.scoring.models import Tier
+
+
+class Change(StrEnum):
+    """How one answer changed; regressions are marked by :attr:`AnswerChange.regression`."""
+
+    ANSWERED = "answered"
+    NOW_UNKNOWN = "now-unknown"
+    UPGRADE = "upgrade"
+    DOWNGRADE = "downgrade"
+    CONTROL_ADDED = "control-added"
+    CONTROL_DROPPED = "control-dropped"
+    CHANGED = "changed"
+    EVIDENCE_STRONGER = "evidence-stronger"
+    EVIDENCE_WEAKER = "evidence-weaker"
+
+
+class AnswerChange(Model):
+    """One question whose value or evidence changed."""
+
+    id: str
+    change: Change
+    regression: bool = Field(description="True when the new answer is riskier than the old")
+    old: CheckedAnswer
+    new: CheckedAnswer
+
+
+class Side(Model):
+    """One of the two attestations compared."""
+
+    source: str
+    vendor: str
+    date: dt.date
+    score: int
+    tier: Tier
+
+
+class AnswersDiff(Model):
+    """The comparison of two answer sets, with the score of each."""
+
+    schema_version: Literal[1] = 1
+    kind: Literal["assess.answers-diff"] = "assess.answers-diff"
+    questionnaire: str
+    old: Side
+    new: Side
+    changes: list[AnswerChange]
+    findings_added: list[str] = Field(description="Finding ids only the new answers raise")
+    findings_resolved: list[str] = Field(description="Finding ids only the old answers raised")

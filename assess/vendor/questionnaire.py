@@ -1,0 +1,259 @@
+"""The questionnaire bank and its scoring rules (``questionnaires/<id>.yaml``), as data.
+
+A questionnaire is a list of questions (id, text, help, answer type, allowed values, weight,
+remediation), condition rules over the answers, the computed checks it enables and the score
+formula's numbers. Reference checks (ids unique, rules name real questions and allowed values)
+live in :meth:`Questionnaire.problems` so the reader can report them with their lines.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from assess.kernel.common import Severity
+from assess.kernel.model import Model
+
+Loc = tuple[str | int, ...]
+
+#: Every question accepts this value (or no answer at all) meaning "the vendor did not say".
+UNKNOWN = "unknown"
+
+#: Computed checks implemented in :mod:`assess.vendor.scoring.checks`; a questionnaire enables them.
+KNOWN_CHECKS = (
+    "advisories",
+    "pool-vs-context",
+    "controls",
+    "unknown-answers",
+    "attested-only",
+)
+
+
+class AnswerType(StrEnum):
+    """The shape of an answer's value."""
+
+    ENUM = "enum"
+    BOOL = "bool"
+    INT = "int"
+    VERSION = "version"
+    TEXT = "text"
+    LIST = "list"
+    PER_ROLE = "per-role-int"
+
+
+class Question(Model):
+    """One question of the bank."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
+    text: str = Field(min_length=1)
+    help: str = ""
+    type: AnswerType
+    values: list[str] = Field(default_factory=list, description="Allowed values (enum)")
+    aliases: dict[str, str] = Field(default_factory=dict, description="Other spellings (enum)")
+    roles: list[str] = Field(default_factory=list, description="Allowed roles (per-role-int)")
+    min: int | None = Field(default=None, description="Smallest allowed number (int types)")
+    weight: Severity = Field(
+        default=Severity.LOW, description="Severity when a control is absent or unknown"
+    )
+    critical: bool = Field(default=False, description="An unknown answer is a finding")
+    control: bool = Field(default=False, description="A bool isolation control")
+    safe_answer: bool = Field(default=True, description="The control's safe value (bool)")
+    remediation: str = ""
+
+    @property
+    def section(self) -> str:
+        """Return the part of the id before the first dot (``engine`` for ``engine.version``)."""
+        return self.id.split(".", 1)[0]
+
+    @model_validator(mode="after")
+    def _shape(self) -> Question:
+        if self.type is AnswerType.ENUM and not self.values:
+            raise ValueError("an enum question needs 'values'")
+        if self.type is not AnswerType.ENUM and (self.values or self.aliases):
+            raise ValueError("'values' and 'aliases' are for enum questions only")
+        if self.type is AnswerType.PER_ROLE and not self.roles:
+            raise ValueError("a per-role-int question needs 'roles'")
+        if self.control and self.type is not AnswerType.BOOL:
+            raise ValueError("a control must be a bool question")
+        for alias, target in self.aliases.items():
+            if target not in self.values:
+                raise ValueError(f"alias '{alias}' points to '{target}', not an allowed value")
+        return self
+
+
+class Condition(Model):
+    """One test on one answer; exactly one operator is given."""
+
+    question: str
+    is_: str | bool | int | None = Field(default=None, alias="is")
+    in_: list[str] | None = Field(default=None, alias="in")
+    not_in: list[str] | None = None
+    unknown: bool | None = None
+    gt: int | None = None
+    lt: int | None = None
+
+    @model_validator(mode="after")
+    def _one_operator(self) -> Condition:
+        given = [
+            name
+            for name in ("is_", "in_", "not_in", "unknown", "gt", "lt")
+            if getattr(self, name) is not None
+        ]
+        if len(given) != 1:
+            raise ValueError("give exactly one of: is, in, not_in, unknown, gt, lt")
+        return self
+
+
+class When(Model):
+    """All of ``all`` and at least one of ``any`` (when given) must hold."""
+
+    all: list[Condition] = Field(default_factory=list)
+    any: list[Condition] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> When:
+        if not self.all and not self.any:
+            raise ValueError("a rule needs at least one condition under 'all' or 'any'")
+        return self
+
+
+class Rule(Model):
+    """A finding raised when its conditions over the answers hold."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
+    severity: Severity
+    title: str
+    why: str
+    remediation: str
+    when: When
+
+
+class Tiers(Model):
+    """Lowest score of each tier above ``low``."""
+
+    medium: int = Field(ge=0, le=100)
+    high: int = Field(ge=0, le=100)
+    critical: int = Field(ge=0, le=100)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Tiers:
+        if not self.medium <= self.high <= self.critical:
+            raise ValueError("tier thresholds must rise: medium <= high <= critical")
+        return self
+
+
+class Scoring(Model):
+    """The numbers of the score formula (the formula's text is generated from them)."""
+
+    points: dict[Severity, int]
+    cap: int = Field(default=100, ge=1, le=100)
+    tiers: Tiers
+    unknown_critical_severity: Severity = Severity.HIGH
+    attested_only_severity: Severity = Severity.LOW
+    contradiction_severity: Severity = Severity.CRITICAL
+
+    @model_validator(mode="after")
+    def _complete(self) -> Scoring:
+        missing = [s.value for s in Severity if s not in self.points]
+        if missing:
+            raise ValueError(f"points missing for: {', '.join(missing)}")
+        ranked = [self.points[s] for s in sorted(Severity, key=lambda s: s.rank)]
+        if ranked != sorted(ranked) or min(ranked) < 0:
+            raise ValueError("points must not be negative and must rise with severity")
+        return self
+
+
+class Contradictions(Model):
+    """Which claims technical evidence can contradict."""
+
+    probe_leak: list[str] = Field(
+        default_factory=list, description="Claims a leak found by `assess probe` contradicts"
+    )
+
+
+class Questionnaire(Model):
+    """A whole questionnaire file."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
+    version: int = Field(ge=1)
+    title: str
+    description: str = ""
+    scoring: Scoring
+    checks: list[str] = Field(default_factory=list)
+    contradictions: Contradictions = Contradictions()
+    questions: list[Question] = Field(min_length=1)
+    rules: list[Rule] = Field(default_factory=list)
+
+    def question(self, question_id: str) -> Question | None:
+        """Return the question ``question_id`` or None."""
+        return self.by_id().get(question_id)
+
+    def by_id(self) -> dict[str, Question]:
+        """Return the questions by id (first one wins if ids repeat)."""
+        out: dict[str, Question] = {}
+        for q in self.questions:
+            out.setdefault(q.id, q)
+        return out
+
+    def problems(self) -> list[tuple[Loc, str]]:
+        """Return reference problems as (location, message): duplicate ids, dangling references."""
+        found: list[tuple[Loc, str]] = []
+        seen: dict[str, int] = {}
+        for index, q in enumerate(self.questions):
+            if q.id in seen:
+                found.append(
+                    (("questions", index, "id"), f"duplicate question id '{q.id}'"),
+                )
+            seen.setdefault(q.id, index)
+            if q.control and q.weight.rank < self.scoring.attested_only_severity.rank:
+                found.append(
+                    (
+                        ("questions", index, "weight"),
+                        f"control '{q.id}' weighs less than an attested-only claim "
+                        f"({self.scoring.attested_only_severity.value}): claiming it would "
+                        "raise the score",
+                    )
+                )
+        rule_ids: set[str] = set()
+        for index, rule in enumerate(self.rules):
+            if rule.id in rule_ids:
+                found.append((("rules", index, "id"), f"duplicate rule id '{rule.id}'"))
+            rule_ids.add(rule.id)
+            for part in ("all", "any"):
+                for c_index, cond in enumerate(getattr(rule.when, part)):
+                    where: Loc = ("rules", index, "when", part, c_index)
+                    found += [(where, msg) for msg in self._condition_problems(cond)]
+        for index, name in enumerate(self.checks):
+            if name not in KNOWN_CHECKS:
+                found.append(
+                    (
+                        ("checks", index),
+                        f"unknown check '{name}' (known: {', '.join(KNOWN_CHECKS)})",
+                    )
+                )
+        for index, qid in enumerate(self.contradictions.probe_leak):
+            if qid not in seen:
+                found.append(
+                    (("contradictions", "probe_leak", index), f"no question with id '{qid}'")
+                )
+        return found
+
+    def _condition_problems(self, cond: Condition) -> list[str]:
+        q = self.question(cond.question)
+        if q is None:
+            return [f"condition names no question: '{cond.question}'"]
+        wanted: list[Any] = []
+        if cond.is_ is not None:
+            wanted = [cond.is_]
+        wanted += list(cond.in_ or []) + list(cond.not_in or [])
+        out: list[str] = []
+        for value in wanted:
+            if q.type is AnswerType.ENUM and value not in q.values:
+                out.append(f"'{value}' is not an allowed value of '{q.id}'")
+            if q.type is AnswerType.BOOL and not isinstance(value, bool):
+                out.append(f"'{q.id}' is a bool question; compare with true or false")
+        if (cond.gt is not None or cond.lt is not None) and q.type is not AnswerType.INT:
+            out.append(f"gt/lt need an int question; '{q.id}' is {q.type.value}")
+        return out

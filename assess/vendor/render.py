@@ -1,0 +1,110 @@
+"""Terminal output of `assess score` and `assess questionnaire validate|diff` (rich tables)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from assess.kernel.common import Severity
+from assess.vendor.answers import AnswerSet
+from assess.vendor.diff_models import AnswersDiff
+from assess.vendor.questionnaire import Questionnaire
+from assess.vendor.scoring.models import ScoreResult
+
+_STYLE = {
+    Severity.CRITICAL: "bold red",
+    Severity.HIGH: "red",
+    Severity.MEDIUM: "yellow",
+    Severity.LOW: "cyan",
+    Severity.INFO: "dim",
+}
+
+
+def show_value(value: Any) -> str:
+    """Return an answer value as short text."""
+    if value is True or value is False:
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v:,}" for k, v in value.items())
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def print_score(result: ScoreResult, console: Console) -> None:
+    """Print the findings table, the score, the tier and the formula."""
+    vendor = result.vendor.name + (f" ({result.vendor.service})" if result.vendor.service else "")
+    console.print(
+        f"{vendor}: answers of {result.answered_on.isoformat()}, questionnaire "
+        f"{result.questionnaire.id} v{result.questionnaire.version}",
+        markup=False,
+    )
+    table = Table("severity", "evidence", "pts")
+    table.add_column("finding (id)", overflow="fold", ratio=1)
+    for f in result.findings:
+        title = escape(f.title) + (" [bold](contradicted)[/]" if f.contradiction else "")
+        table.add_row(
+            f"[{_STYLE[f.severity]}]{f.severity.value}[/]",
+            f.evidence_level.value if f.evidence_level else "-",
+            str(f.points),
+            f"{title}\n[dim]{escape(f.id)}[/]",
+        )
+    console.print(table)
+    counts = ", ".join(
+        f"{n} {s.value}" for s, n in sorted(result.counts.items(), key=lambda i: -i[0].rank) if n
+    )
+    console.print(f"Findings: {counts or 'none'}", markup=False)
+    console.print(f"Score: {result.score}/100   Tier: {result.tier.value}", markup=False)
+    console.print(f"Formula: {result.formula}", markup=False)
+
+
+def print_validation(bank: Questionnaire, answers: AnswerSet, console: Console) -> None:
+    """Print that ``answers`` are valid and what is still unknown."""
+    known = [q for q in bank.questions if answers.get(q.id).known]
+    unknown_critical = [q.id for q in bank.questions if q.critical and q not in known]
+    console.print(
+        f"{answers.source}: valid ({bank.id} v{bank.version}): {len(known)} of "
+        f"{len(bank.questions)} questions answered",
+        markup=False,
+    )
+    if unknown_critical:
+        console.print(
+            f"unknown critical answers (each is a finding): {', '.join(unknown_critical)}",
+            markup=False,
+        )
+
+
+def print_diff(diff: AnswersDiff, console: Console) -> None:
+    """Print the changed answers and the score before and after."""
+    o, n = diff.old, diff.new
+    console.print(
+        f"{o.source} ({o.date}) -> {n.source} ({n.date}): score {o.score} -> {n.score}, "
+        f"tier {o.tier.value} -> {n.tier.value}",
+        markup=False,
+    )
+    table = Table(expand=True)
+    table.add_column("id", overflow="fold", ratio=3)
+    table.add_column("old", ratio=2)
+    table.add_column("new", ratio=2)
+    table.add_column("change", no_wrap=True)
+    for c in diff.changes:
+        change = f"[red]{c.change.value}[/]" if c.regression else c.change.value
+        table.add_row(
+            c.id,
+            f"{show_value(c.old.value)} ({c.old.evidence.value})",
+            f"{show_value(c.new.value)} ({c.new.evidence.value})",
+            change,
+        )
+    if diff.changes:
+        console.print(table)
+    else:
+        console.print("no answer changed", markup=False)
+    if diff.findings_added:
+        console.print(f"new findings: {', '.join(diff.findings_added)}", markup=False)
+    if diff.findings_resolved:
+        console.print(f"resolved findings: {', '.join(diff.findings_resolved)}", markup=False)

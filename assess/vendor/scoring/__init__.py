@@ -1,0 +1,75 @@
+"""Explainable risk scoring of a vendor's answers: findings, score and tier (a pure function).
+
+Entry point: :func:`score_answers`. Same inputs, same result: no clock, no I/O, stable ordering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from assess.advisories.models import Advisory
+from assess.kernel.common import InputFile, Severity
+from assess.vendor.answers import AnswerSet
+from assess.vendor.questionnaire import Questionnaire
+from assess.vendor.scoring.checks import CHECKS
+from assess.vendor.scoring.contradictions import deploy_findings, probe_findings
+from assess.vendor.scoring.evidence import DeployEvidence, ProbeEvidence
+from assess.vendor.scoring.findings import Context
+from assess.vendor.scoring.formula import formula_text, score_of, tier_of
+from assess.vendor.scoring.models import QuestionnaireRef, ScoreFinding, ScoreResult, VendorRef
+from assess.vendor.scoring.rules import evaluate_rules
+
+__all__ = ["score_answers"]
+
+
+def _ordered(findings: list[ScoreFinding]) -> list[ScoreFinding]:
+    seen: dict[str, int] = {}
+    unique: list[ScoreFinding] = []
+    for f in sorted(findings, key=lambda f: (-f.severity.rank, f.id)):
+        count = seen.get(f.id, 0)
+        seen[f.id] = count + 1
+        unique.append(f if count == 0 else f.model_copy(update={"id": f"{f.id}.{count + 1}"}))
+    return unique
+
+
+def score_answers(
+    questionnaire: Questionnaire,
+    answers: AnswerSet,
+    advisories: Mapping[str, Advisory],
+    probe: ProbeEvidence | None = None,
+    deploy: DeployEvidence | None = None,
+    inputs: Iterable[InputFile] = (),
+) -> ScoreResult:
+    """Score ``answers`` against ``questionnaire``, the advisories and optional evidence.
+
+    Returns the findings (most severe first, then by id), each with its points, the score
+    (``min(cap, sum of points)``), the tier and the formula's text. Never raises for valid models.
+    """
+    ctx = Context(bank=questionnaire, answers=answers, advisories=advisories)
+    found = evaluate_rules(ctx)
+    for check in questionnaire.checks:
+        found += CHECKS[check](ctx)
+    if probe is not None:
+        found += probe_findings(ctx, probe)
+    if deploy is not None:
+        found += deploy_findings(ctx, deploy)
+    points = questionnaire.scoring.points
+    findings = [f.model_copy(update={"points": points[f.severity]}) for f in _ordered(found)]
+    score = score_of(findings, questionnaire.scoring)
+    name = answers.value("vendor.name")
+    service = answers.value("vendor.service")
+    return ScoreResult(
+        questionnaire=QuestionnaireRef(id=questionnaire.id, version=questionnaire.version),
+        vendor=VendorRef(
+            name=name if isinstance(name, str) and name != "unknown" else answers.vendor,
+            service=service if isinstance(service, str) and service != "unknown" else "",
+        ),
+        answered_on=answers.date,
+        score=score,
+        tier=tier_of(score, findings, questionnaire.scoring),
+        formula=formula_text(questionnaire.scoring),
+        counts={s: sum(1 for f in findings if f.severity is s) for s in Severity},
+        findings=findings,
+        answers=dict(sorted(answers.answers.items())),
+        inputs=list(inputs),
+    )

@@ -1,0 +1,229 @@
+"""Computed checks a questionnaire can enable (``checks:``): the registry and one function each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from packaging.version import InvalidVersion
+
+from assess.advisories.models import Advisory, EngineScope
+from assess.kernel.common import EvidenceLevel, Severity
+from assess.kernel.model_ids import normalise_model_id
+from assess.vendor.questionnaire import UNKNOWN
+from assess.vendor.scoring.findings import Context
+from assess.vendor.scoring.models import ScoreFinding
+
+Check = Callable[[Context], list[ScoreFinding]]
+
+ENGINE, VERSION, MODE = "engine.name", "engine.version", "deployment.mode"
+CONTEXT = "deployment.advertised_context_tokens"
+POOL = "deployment.kv_pool_tokens"
+MODELS = "vendor.models"
+
+
+def _affected(scope: EngineScope, version: object) -> bool | None:
+    """Return whether ``version`` is in the advisory's range; None when unknown or unparsable."""
+    if not isinstance(version, str) or version == UNKNOWN:
+        return None
+    try:
+        return scope.is_affected(version)
+    except InvalidVersion:
+        return None
+
+
+def _advisory_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
+    scope = adv.engine
+    name, version, mode = (ctx.answers.value(q) for q in (ENGINE, VERSION, MODE))
+    if not isinstance(name, str) or name.lower() != scope.name.lower():
+        return None
+    mode_ok = (
+        None if mode == UNKNOWN else (not scope.deployment_modes) or mode in scope.deployment_modes
+    )
+    affected = _affected(scope, version)
+    if mode_ok is False or affected is False:
+        return None
+    modes = "/".join(scope.deployment_modes) or "any"
+    detail = (
+        f"{adv.title}. Affected: {scope.name} {scope.affected} in {modes} mode; fixed in "
+        f"{scope.fixed_version}."
+    )
+    remediation = f"Upgrade {scope.name} to {scope.fixed_version} or later."
+    rests = [ENGINE, VERSION, MODE]
+    if mode_ok and affected:
+        title = f"{scope.name} {version} ({mode}) is affected by advisory {adv.id}"
+        return ctx.finding(
+            f"advisory.{adv.id}", Severity.CRITICAL, title, detail, remediation, rests
+        )
+    title = (
+        f"{scope.name} deployment may be affected by advisory {adv.id} "
+        f"(version {version}, mode {mode})"
+    )
+    detail += " The unknown answers cannot rule it out: unknown is risk, not zero."
+    return ctx.finding(
+        f"advisory-unconfirmed.{adv.id}",
+        Severity.HIGH,
+        title,
+        detail,
+        f"Ask for the engine version and deployment mode. {remediation}",
+        rests,
+    )
+
+
+def check_advisories(ctx: Context) -> list[ScoreFinding]:
+    """Findings for every advisory whose engine, version range and deployment mode match."""
+    out: list[ScoreFinding] = []
+    served = ctx.answers.value(MODELS)
+    names = {normalise_model_id(m) for m in served} if isinstance(served, list) else set()
+    for adv in sorted(ctx.advisories.values(), key=lambda a: a.id):
+        found = _advisory_finding(ctx, adv)
+        if found is not None:
+            out.append(found)
+        hit = sorted(names & set(adv.models.names))
+        if hit:
+            out.append(
+                ctx.finding(
+                    f"advisory-model-served.{adv.id}",
+                    Severity.INFO,
+                    f"Serves {', '.join(hit)}, the model named by advisory {adv.id}",
+                    f"{adv.title}. If you used it between {adv.window.start:%Y-%m-%d} and "
+                    f"{adv.window.end:%Y-%m-%d}, scope your exposure with `assess scope`.",
+                    "Scope your own logs against the advisory.",
+                    [MODELS],
+                )
+            )
+    return out
+
+
+def check_pool_vs_context(ctx: Context) -> list[ScoreFinding]:
+    """Findings for every role whose KV pool is smaller than the advertised context."""
+    window = ctx.answers.value(CONTEXT)
+    pools = ctx.answers.value(POOL)
+    if not isinstance(window, int) or isinstance(window, bool) or not isinstance(pools, dict):
+        return []
+    mode = ctx.answers.value(MODE)
+    question = ctx.bank.question(POOL)
+    out: list[ScoreFinding] = []
+    for role in question.roles if question else sorted(pools):
+        pool = pools.get(role)
+        if pool is None or pool >= window:
+            continue
+        share = (window - pool) / window
+        severity = (
+            Severity.CRITICAL if role == "prefill" and mode == "disaggregated" else Severity.HIGH
+        )
+        out.append(
+            ctx.finding(
+                f"pool-smaller-than-context.{role}",
+                severity,
+                f"{role} KV pool is smaller than the advertised context: {share:.0%} of the "
+                "window has no backing memory",
+                f"The {role} nodes hold {pool:,} tokens of KV cache but {window:,} are advertised: "
+                f"{window - pool:,} tokens ({share:.0%}) of the window have no backing memory. "
+                f"A prompt longer than {pool:,} tokens must be rejected at admission; in the "
+                "GLM-5.3 incident it read other tenants' stale pages instead.",
+                question.remediation if question else "Lower the context or grow the pool.",
+                [CONTEXT, POOL, MODE],
+            )
+        )
+    return out
+
+
+def _yes_no(value: object) -> str:
+    return "yes" if value is True else "no"
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return _yes_no(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v:,}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def check_controls(ctx: Context) -> list[ScoreFinding]:
+    """Findings for every control answered with its unsafe value (severity: its weight)."""
+    out: list[ScoreFinding] = []
+    for q in ctx.bank.questions:
+        answer = ctx.answers.get(q.id)
+        if q.control and answer.known and answer.value is not q.safe_answer:
+            out.append(
+                ctx.finding(
+                    f"control-absent.{q.id}",
+                    q.weight,
+                    f"Control absent: {q.text} Answered {_yes_no(answer.value)}.",
+                    f"{q.text} {q.help}".strip(),
+                    q.remediation,
+                    [q.id],
+                )
+            )
+    return out
+
+
+def unknown_severity(ctx: Context, critical: bool, control: bool, weight: Severity) -> Severity:
+    """Return the severity of an unknown answer (info: no finding)."""
+    severity = ctx.bank.scoring.unknown_critical_severity if critical else Severity.INFO
+    if control and weight.rank > severity.rank:
+        severity = weight
+    return severity
+
+
+def check_unknown_answers(ctx: Context) -> list[ScoreFinding]:
+    """Findings for unknown answers to critical questions and to controls: unknown is risk."""
+    out: list[ScoreFinding] = []
+    for q in ctx.bank.questions:
+        if ctx.answers.get(q.id).known or not (q.critical or q.control):
+            continue
+        severity = unknown_severity(ctx, q.critical, q.control, q.weight)
+        if severity is Severity.INFO:
+            continue
+        kind = "critical question" if q.critical else "control"
+        out.append(
+            ctx.finding(
+                f"unknown-answer.{q.id}",
+                severity,
+                f"Unknown ({kind}): {q.text}",
+                f"{q.text} Unknown is risk, not zero: it is scored like a missing control.",
+                q.remediation or "Ask the vendor for an answer with evidence.",
+                [q.id],
+            )
+        )
+    return out
+
+
+def check_attested_only(ctx: Context) -> list[ScoreFinding]:
+    """Findings for reassuring claims (critical questions, controls) that are only attested."""
+    out: list[ScoreFinding] = []
+    base = ctx.bank.scoring.attested_only_severity
+    for q in ctx.bank.questions:
+        answer = ctx.answers.get(q.id)
+        if not (q.critical or q.control) or not answer.known:
+            continue
+        if answer.evidence is not EvidenceLevel.ATTESTED:
+            continue
+        if q.control and answer.value is not q.safe_answer:
+            continue  # an absent control is already a finding; its evidence does not matter
+        severity = min(base, q.weight, key=lambda s: s.rank) if q.control else base
+        out.append(
+            ctx.finding(
+                f"attested-only.{q.id}",
+                severity,
+                f"Only attested: {q.text} Answered {_show(answer.value)}.",
+                "The answer is only attested (evidence levels: attested < documented < "
+                "verified); a documented or verified claim would carry more weight.",
+                "Ask for documentation, or verify the claim (e.g. `assess probe`, "
+                "`assess deploy-check`).",
+                [q.id],
+            )
+        )
+    return out
+
+
+CHECKS: dict[str, Check] = {
+    "advisories": check_advisories,
+    "pool-vs-context": check_pool_vs_context,
+    "controls": check_controls,
+    "unknown-answers": check_unknown_answers,
+    "attested-only": check_attested_only,
+}

@@ -1,0 +1,54 @@
+"""The evaluation context shared by every check, and how a finding is built from answers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from assess.advisories.models import Advisory
+from assess.kernel.common import EvidenceLevel, Severity
+from assess.vendor.answers import AnswerSet
+from assess.vendor.questionnaire import Questionnaire
+from assess.vendor.scoring.models import ScoreFinding
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every check reads: the bank, the answers and the advisories."""
+
+    bank: Questionnaire
+    answers: AnswerSet
+    advisories: Mapping[str, Advisory]
+
+    def weakest_evidence(self, question_ids: Iterable[str]) -> EvidenceLevel | None:
+        """Return the weakest evidence level among the known answers to ``question_ids``."""
+        levels = [
+            self.answers.get(qid).evidence
+            for qid in question_ids
+            if qid in self.answers.answers and self.answers.get(qid).known
+        ]
+        return min(levels, key=lambda e: e.rank) if levels else None
+
+    def finding(
+        self,
+        finding_id: str,
+        severity: Severity,
+        title: str,
+        detail: str,
+        remediation: str,
+        rests_on: list[str],
+        contradiction: bool = False,
+        evidence: EvidenceLevel | None = None,
+    ) -> ScoreFinding:
+        """Return a finding; its evidence level is the weakest of the answers it rests on."""
+        return ScoreFinding(
+            id=finding_id,
+            severity=severity,
+            title=title,
+            detail=detail,
+            remediation=remediation,
+            rests_on=rests_on,
+            evidence_level=evidence or self.weakest_evidence(rests_on),
+            source="score",
+            contradiction=contradiction,
+        )

@@ -1,0 +1,67 @@
+"""The stable output of `assess score` (``kind: assess.score``, see docs/CONTRACTS.md)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import Field
+
+from assess.kernel.common import Finding, InputFile, Severity
+from assess.kernel.model import Model
+from assess.vendor.answers import CheckedAnswer
+
+
+class Tier(StrEnum):
+    """Risk tier, ordered low < medium < high < critical."""
+
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+    @property
+    def rank(self) -> int:
+        """Return 0 (low) .. 3 (critical)."""
+        return [Tier.LOW, Tier.MEDIUM, Tier.HIGH, Tier.CRITICAL].index(self)
+
+
+class ScoreFinding(Finding):
+    """A scoring finding, with the points it adds and whether evidence contradicts a claim."""
+
+    points: int = Field(default=0, ge=0, description="What this finding adds to the score")
+    contradiction: bool = Field(
+        default=False, description="True when technical evidence contradicts a vendor's claim"
+    )
+
+
+class QuestionnaireRef(Model):
+    """Which questionnaire the answers follow."""
+
+    id: str
+    version: int
+
+
+class VendorRef(Model):
+    """Who was assessed."""
+
+    name: str
+    service: str = ""
+
+
+class ScoreResult(Model):
+    """The score document: findings, score, tier and the formula that links them."""
+
+    schema_version: Literal[1] = 1
+    kind: Literal["assess.score"] = "assess.score"
+    questionnaire: QuestionnaireRef
+    vendor: VendorRef
+    answered_on: dt.date
+    score: int = Field(ge=0, le=100, description="0-100, higher is riskier")
+    tier: Tier
+    formula: str = Field(description="How score and tier follow from the findings' severities")
+    counts: dict[Severity, int] = Field(description="Findings per severity")
+    findings: list[ScoreFinding]
+    answers: dict[str, CheckedAnswer]
+    inputs: list[InputFile] = Field(default_factory=list)

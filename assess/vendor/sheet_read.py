@@ -1,0 +1,193 @@
+"""Read a questionnaire spreadsheet a vendor filled in (xlsx or csv) back into checked answers.
+
+The sheet has one row per question (columns ``id``, ``value``, ``evidence`` required; ``note``
+and ``ref`` read when present; others ignored) and two rows for the answers' metadata with ids
+``@vendor`` and ``@date``. Problems name the file and the row.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from assess.kernel.errors import InputError
+from assess.kernel.structured import Loc, read_text
+from assess.vendor.answers import AnswerSet
+from assess.vendor.answers_check import Problem, check_answers
+from assess.vendor.questionnaire import Questionnaire
+
+SPREADSHEET_SUFFIXES = (".xlsx", ".csv")
+#: Columns the import needs; ``note`` and ``ref`` are optional.
+REQUIRED_COLUMNS = ("id", "value", "evidence")
+OPTIONAL_COLUMNS = ("note", "ref")
+VENDOR_ROW, DATE_ROW = "@vendor", "@date"
+SHEET = "answers"
+#: How many rows from the top may hold the header (vendors add title rows above it).
+_HEADER_SEARCH = 10
+
+Row = tuple[int, dict[str, Any]]
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, str):
+        return value.strip()
+    return value
+
+
+def _xlsx_rows(path: Path) -> tuple[list[str], list[Row]]:
+    from openpyxl import load_workbook  # imported here: only needed for xlsx
+
+    try:
+        book = load_workbook(path, read_only=True, data_only=True)
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file", "Check the path and try again.") from exc
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
+        raise InputError(
+            f"{path}: not an xlsx workbook ({exc})", "Give the .xlsx file, or save it as CSV."
+        ) from exc
+    sheet = book[SHEET] if SHEET in book.sheetnames else book.active
+    rows = list(sheet.iter_rows(values_only=True))
+    book.close()
+    if not rows:
+        raise InputError(f"{path}: the sheet is empty", "Export a fresh sheet and fill it in.")
+    return _split_header([(number, list(row)) for number, row in enumerate(rows, start=1)])
+
+
+def _split_header(rows: list[tuple[int, list[Any]]]) -> tuple[list[str], list[Row]]:
+    """Return the header and the data rows below it.
+
+    The header is the first row naming the ``id`` and ``value`` columns (a vendor may add a title
+    row or two above it), else the first row.
+    """
+
+    def names(row: list[Any]) -> list[str]:
+        return [str(c).strip().lower() if c is not None else "" for c in row]
+
+    at = next(
+        (
+            i
+            for i, (_, row) in enumerate(rows[:_HEADER_SEARCH])
+            if {"id", "value"} <= set(names(row))
+        ),
+        0,
+    )
+    header = names(rows[at][1])
+    body = [
+        (number, {h: _cell(v) for h, v in zip(header, row, strict=False) if h})
+        for number, row in rows[at + 1 :]
+    ]
+    return header, body
+
+
+def _csv_text(path: Path) -> str:
+    """Return the CSV's text: Excel saves it as UTF-8, UTF-16 ("Unicode text") or Windows-1252."""
+    try:
+        return read_text(path)
+    except InputError as exc:
+        if not isinstance(exc.__cause__, UnicodeDecodeError):
+            raise
+        raw = path.read_bytes()
+    try:
+        if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            return raw.decode("utf-16")
+        return raw.decode("cp1252")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path}: is not text in UTF-8, UTF-16 or Windows-1252 (byte {exc.start})",
+            "Save the sheet as xlsx or as 'CSV UTF-8'.",
+        ) from exc
+
+
+def _csv_rows(path: Path) -> tuple[list[str], list[Row]]:
+    text = _csv_text(path)
+    if not text.strip():
+        raise InputError(f"{path}: the file is empty", "Export a fresh sheet and fill it in.")
+    # Excel writes ';' (continental locales) or tabs ("Unicode text") instead of commas.
+    top = "\n".join(text.split("\n", _HEADER_SEARCH)[:_HEADER_SEARCH])
+    delimiter = max((",", ";", "\t"), key=top.count)
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    rows: list[tuple[int, list[Any]]] = []
+    try:
+        rows.extend((reader.line_num, list(row)) for row in reader)
+    except csv.Error as exc:
+        raise InputError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from exc
+    return _split_header(rows)
+
+
+def sheet_rows(path: Path | str) -> list[Row]:
+    """Return the data rows of a spreadsheet as (row number, {column: cell}).
+
+    Raises:
+        InputError: when the file is unreadable or a required column is missing.
+    """
+    p = Path(path)
+    header, body = _xlsx_rows(p) if p.suffix.lower() == ".xlsx" else _csv_rows(p)
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if missing:
+        raise InputError(
+            f"{p}: missing column{'s' if len(missing) > 1 else ''} "
+            + ", ".join(f"'{c}'" for c in missing),
+            f"The header row needs {', '.join(REQUIRED_COLUMNS)} (and optionally "
+            f"{', '.join(OPTIONAL_COLUMNS)}); `assess questionnaire export` writes a fresh sheet.",
+        )
+    return body
+
+
+def _blank(value: Any) -> bool:
+    return value is None or value == ""
+
+
+def read_spreadsheet(path: Path | str, bank: Questionnaire) -> AnswerSet:
+    """Read a filled-in questionnaire spreadsheet and check every answer.
+
+    Raises:
+        InputError: naming the file and the row (and question id) of every problem.
+    """
+    p = Path(path)
+    where_row: dict[str, int] = {}
+    answers: dict[str, dict[str, Any]] = {}
+    meta: dict[str, Any] = {}
+    extra: list[Problem] = []
+    for number, cells in sheet_rows(p):
+        qid = str(cells.get("id") or "").strip()
+        if not qid:
+            continue
+        if qid in where_row:
+            extra.append((("answers", qid), qid, f"given twice (first on row {where_row[qid]})"))
+            continue
+        where_row[qid] = number
+        if qid in (VENDOR_ROW, DATE_ROW):
+            meta[qid] = cells.get("value")
+            continue
+        if _blank(cells.get("value")) and _blank(cells.get("evidence")):
+            continue  # not answered: unknown
+        entry = {"value": cells.get("value")}
+        for key in ("evidence", *OPTIONAL_COLUMNS):
+            if not _blank(cells.get(key)):
+                entry[key] = str(cells[key]).strip().lower() if key == "evidence" else cells[key]
+        answers[qid] = entry
+    vendor_answer = answers.get("vendor.name", {}).get("value")
+    data: dict[str, Any] = {
+        "questionnaire": bank.id,
+        "vendor": meta.get(VENDOR_ROW) or vendor_answer,
+        "date": meta.get(DATE_ROW),
+        "answers": answers,
+    }
+    data = {k: v for k, v in data.items() if not _blank(v)}
+
+    def where(loc: Loc) -> str:
+        if loc and loc[0] == "@row":
+            return f"{p}: row {loc[1]}"
+        key = str(loc[1]) if len(loc) > 1 and loc[0] == "answers" else f"@{loc[0]}" if loc else ""
+        row = where_row.get(key)
+        return f"{p}: row {row}" if row else str(p)
+
+    return check_answers(data, where, bank, source=str(p), extra=extra)
