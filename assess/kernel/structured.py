@@ -3,6 +3,10 @@
 PyYAML silently keeps the last of two equal keys; for an attestation that is a lie waiting to
 happen, so a duplicate key is an error here. JSON is a subset of YAML 1.2 for our purposes, but
 JSON files are parsed with ``json`` so their error messages carry JSON line/column numbers.
+
+Vendors send these files, so they are bounded: nesting deeper than :data:`MAX_DEPTH` and YAML
+whose aliases expand to more than :data:`MAX_VALUES` values (a "billion laughs" document of 400
+bytes expands to 10^9) are refused with the file's name instead of eating memory for minutes.
 """
 
 from __future__ import annotations
@@ -17,6 +21,42 @@ import yaml
 from assess.kernel.errors import InputError
 
 Loc = tuple[str | int, ...]
+
+#: Deepest nesting of mappings and lists accepted (answers and catalogues nest about 6 deep).
+MAX_DEPTH = 100
+#: Most values a YAML document may expand to once its aliases are followed (the shipped
+#: questionnaire has about 3,000).
+MAX_VALUES = 200_000
+
+
+@dataclass
+class _Budget:
+    """What a document may still expand to while it is walked (see :data:`MAX_VALUES`)."""
+
+    source: str
+    values: int = MAX_VALUES
+
+    def spend(self, node: yaml.Node, depth: int) -> None:
+        """Count one value at ``depth``; raise InputError past either limit."""
+        self.values -= 1
+        if self.values < 0:
+            raise InputError(
+                f"{self.source}:{node.start_mark.line + 1}: the document expands to more than "
+                f"{MAX_VALUES:,} values (YAML aliases repeated inside aliases)",
+                "Write the values out instead of nesting aliases; no answers or catalogue "
+                "file needs this many.",
+            )
+        if depth > MAX_DEPTH:
+            raise_too_deep(self.source, node.start_mark.line + 1)
+
+
+def raise_too_deep(source: str, line: int | None = None) -> None:
+    """Raise the InputError for a document nested deeper than :data:`MAX_DEPTH`."""
+    where = f"{source}:{line}" if line else source
+    raise InputError(
+        f"{where}: nested more than {MAX_DEPTH} levels deep",
+        "Check the file: no answers, evidence or catalogue file nests this deep.",
+    )
 
 
 @dataclass(frozen=True)
@@ -75,8 +115,11 @@ def _walk(
     loc: Loc,
     lines: dict[Loc, int],
     src: str,
-    repeats: list[tuple[Loc, int, int]] | None = None,
+    repeats: list[tuple[Loc, int, int]] | None,
+    budget: _Budget,
 ) -> Any:
+    container = isinstance(node, yaml.MappingNode | yaml.SequenceNode)
+    budget.spend(node, len(loc) + container)  # levels: the containers around and including it
     lines[loc] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         result: dict[Any, Any] = {}
@@ -99,12 +142,12 @@ def _walk(
                     "Keep one of the two entries.",
                 )
             lines[(*loc, key)] = key_node.start_mark.line + 1
-            result[key] = _walk(value_node, loader, (*loc, key), lines, src, repeats)
+            result[key] = _walk(value_node, loader, (*loc, key), lines, src, repeats, budget)
             lines[(*loc, key)] = key_node.start_mark.line + 1
         return result
     if isinstance(node, yaml.SequenceNode):
         return [
-            _walk(item, loader, (*loc, index), lines, src, repeats)
+            _walk(item, loader, (*loc, index), lines, src, repeats, budget)
             for index, item in enumerate(node.value)
         ]
     return _construct(node, loader, src)
@@ -151,7 +194,7 @@ def parse_yaml(text: str, source: str = "<text>", collect_duplicates: bool = Fal
         raise InputError(f"{source}: the file is empty", "Give a file with content.")
     lines: dict[Loc, int] = {}
     repeats: list[tuple[Loc, int, int]] | None = [] if collect_duplicates else None
-    data = _walk(node, _LineLoader(""), (), lines, source, repeats)
+    data = _walk(node, _LineLoader(""), (), lines, source, repeats, _Budget(source))
     return Located(data=data, lines=lines, source=source, duplicates=tuple(repeats or ()))
 
 
@@ -179,7 +222,23 @@ def parse_json(text: str, source: str = "<text>") -> Located:
             f"{source}:{exc.lineno}: JSON syntax error: {exc.msg} (column {exc.colno})",
             "Fix the JSON at that line.",
         ) from exc
+    except RecursionError:  # nested deeper than Python's parser goes (~1,000)
+        raise_too_deep(source)
+    if _depth(data) > MAX_DEPTH:
+        raise_too_deep(source)
     return Located(data=data, lines={}, source=source)
+
+
+def _depth(data: Any) -> int:
+    """Return how many containers (dicts, lists) nest in ``data`` at most, without recursion."""
+    deepest, stack = 0, [(data, 0)]
+    while stack:
+        value, outer = stack.pop()
+        if isinstance(value, dict | list):
+            deepest = max(deepest, outer + 1)
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, outer + 1) for child in children)
+    return deepest
 
 
 def read_text(path: Path | str) -> str:

@@ -57,7 +57,7 @@ def _json_duplicates(text: str, source: str) -> Located | None:
     try:
         data = json.loads(text, object_pairs_hook=first_wins)
         lined = parse_yaml(text, source, collect_duplicates=True)
-    except (ValueError, InputError):
+    except (ValueError, InputError, RecursionError):  # the caller reports the first error
         return None
     return lined if lined.duplicates and lined.data == data else None
 

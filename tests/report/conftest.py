@@ -22,7 +22,10 @@ def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
     """Run the assess CLI in-process with SOURCE_DATE_EPOCH set (unless env overrides it)."""
     runner = CliRunner()
     return runner.invoke(
-        app, list(args), env={**CLI_ENV, "SOURCE_DATE_EPOCH": EPOCH, **(env or {})}, catch_exceptions=False
+        app,
+        list(args),
+        env={**CLI_ENV, "SOURCE_DATE_EPOCH": EPOCH, **(env or {})},
+        catch_exceptions=False,
     )
 
 
