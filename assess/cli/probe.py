@@ -25,6 +25,7 @@ from assess.probe.run import (
     StreamMode,
     estimate_cost,
 )
+from assess.probe.transport.interface import header_safe_key, strip_credentials
 
 DEFAULT_KEY_ENV = "ASSESS_API_KEY"
 _RANDOM_CHARS = RANDOM_BYTES * 8 // 5
@@ -35,7 +36,8 @@ def _check_base_url(base_url: str) -> None:
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise UsageError(
-            f"--base-url '{base_url}': not an http:// or https:// URL with a host",
+            f"--base-url '{strip_credentials(base_url)}': not an http:// or https:// URL with a "
+            "host",
             "Example: --base-url http://127.0.0.1:8000/v1",
         )
 
@@ -69,6 +71,14 @@ def _key_from_env(env: str, option: str, label: str) -> str:
             f"{option}: environment variable {env} is not set (account {label}'s API key)",
             f"export {env}=<API key>. Keys are read only from the environment, never from "
             "options or files, and never written anywhere.",
+        )
+    if not header_safe_key(key):
+        # the value is never shown: it is a secret, and a CR/LF in it would split the line
+        raise UsageError(
+            f"{option}: the API key in {env} holds a character an HTTP header cannot carry "
+            "(a line break, a space, a control or a non-ASCII character)",
+            f"Set {env} to the key alone; a key read from a file often brings the file's "
+            "line ending: export VAR=\"$(tr -d '\\r\\n' < key.txt)\".",
         )
     return key
 
@@ -254,7 +264,7 @@ def register(app: typer.Typer) -> None:
             raise state.fatal
         if result.complete and result.stats.probes == 0:
             raise EndpointError(
-                f"{config.base_url}: no probe response could be scanned "
+                f"{config.endpoint}: no probe response could be scanned "
                 f"({len(state.errors)} failed requests); nothing can be said about isolation",
                 "See errors[] in the --json output; check the endpoint and run again.",
             )
@@ -262,7 +272,7 @@ def register(app: typer.Typer) -> None:
             why = "interrupted" if state.interrupted else f"{len(state.errors)} failed requests"
             written = "; partial results were written" if json_out or junit_out else ""
             raise EndpointError(
-                f"{config.base_url}: the run stopped early ({why}) without a hit{written}",
+                f"{config.endpoint}: the run stopped early ({why}) without a hit{written}",
                 "See errors[] in the --json output; retry later or lower --concurrency.",
             )
 

@@ -89,7 +89,7 @@ def build_result(
         )
     return ProbeResult(
         run_id=run_id,
-        endpoint=config.base_url,
+        endpoint=config.endpoint,
         model=config.model,
         started_at=started_at,
         finished_at=finished_at,

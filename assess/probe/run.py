@@ -36,6 +36,7 @@ from assess.probe.transport.interface import (
     TransportError,
     TransportFactory,
     redact_secret,
+    strip_credentials,
 )
 from assess.probe.transport.openai_sdk import make_openai_transport
 
@@ -90,6 +91,11 @@ class ProbeConfig:
     max_retries: int = 3
     max_errors: int = 5
     transport: str = "httpx"
+
+    @property
+    def endpoint(self) -> str:
+        """Return the base URL as every output shows it: without credentials."""
+        return strip_credentials(self.base_url)
 
     def settings(self) -> ProbeSettings:
         """Return the options as recorded in the evidence document."""
@@ -208,7 +214,12 @@ class ProbeRunner:
         return [AccountInfo(label=a.label, key_env=a.key_env, note=a.note) for a in self.accounts]
 
     def redact(self, text: str) -> str:
-        """Return ``text`` with every API key of this run replaced by ``[redacted]``."""
+        """Return ``text`` with every API key of this run replaced by ``[redacted]``, and the
+        base URL's credentials (``user:password@``) removed."""
+        text = text.replace(self.config.base_url, self.config.endpoint)
+        user_info = self.config.base_url.partition("://")[2].partition("/")[0].rpartition("@")[0]
+        for secret in (user_info, *user_info.split(":")):
+            text = redact_secret(text, secret)
         for acc in self.accounts:
             text = redact_secret(text, acc.api_key)
         return text
@@ -256,7 +267,7 @@ class ProbeRunner:
             if models and self.config.model not in models:
                 shown = ", ".join(models[:10])
                 self.state.fatal = EndpointError(
-                    f"--model: {self.config.base_url} does not offer '{self.config.model}'",
+                    f"--model: {self.config.endpoint} does not offer '{self.config.model}'",
                     f"The endpoint lists: {shown}. Pass one of them with --model.",
                 )
                 self._error(None, "not_found", self.state.fatal.message, fatal=True)

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from assess.probe.transport.interface import (
+    STREAM_DEADLINE_FACTOR,
     ChatRequest,
     ChatResponse,
     TransportError,
@@ -25,6 +26,7 @@ from assess.probe.transport.interface import (
     read_sse,
     with_retries,
 )
+from assess.probe.transport.limits import Limits, ResponseLimit, limit_error, limited_client_kwargs
 
 
 @dataclass
@@ -32,13 +34,16 @@ class HttpxTransport(TransportSettings):
     """OpenAI-compatible chat completions over httpx, with bounded 429/503 retries."""
 
     client: httpx.Client = field(init=False, repr=False)
+    limits: Limits = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        self.limits = Limits()
         self.client = httpx.Client(
             timeout=httpx.Timeout(self.timeout_s),
             headers={"Authorization": f"Bearer {self.api_key}"},
             follow_redirects=False,
+            **limited_client_kwargs(httpx, self.limits),
         )
 
     def close(self) -> None:
@@ -52,7 +57,11 @@ class HttpxTransport(TransportSettings):
             TransportError: fatal on connection failure, auth failure or a non-JSON answer.
         """
         url = f"{self.base_url}/models"
-        resp = self._send("GET", url, None, stream=False)
+        self.limits.arm(self.timeout_s)
+        try:
+            resp = self._send("GET", url, None, stream=False)
+        except ResponseLimit as exc:
+            raise limit_error(url, exc) from None
         ctype = resp.headers.get("content-type", "")
         return models_from_body(resp.status_code, url, resp.text, ctype, self.api_key)
 
@@ -99,11 +108,21 @@ class HttpxTransport(TransportSettings):
     def _attempt(
         self, url: str, payload: dict[str, Any], stream: bool, attempt: int, started: float
     ) -> ChatResponse:
-        resp = self._send("POST", url, payload, stream)
+        # the body is always streamed, so its size and wall-clock time are bounded while read
+        self.limits.arm(self.timeout_s * (STREAM_DEADLINE_FACTOR if stream else 1))
+        try:
+            return self._read(url, payload, stream, attempt, started)
+        except ResponseLimit as exc:
+            raise limit_error(url, exc) from None
+
+    def _read(
+        self, url: str, payload: dict[str, Any], stream: bool, attempt: int, started: float
+    ) -> ChatResponse:
+        resp = self._send("POST", url, payload, True)
         status, ctype = resp.status_code, resp.headers.get("content-type", "")
         try:
             if stream and status == 200 and ctype.startswith("text/event-stream"):
-                deadline = started + self.timeout_s * 4
+                deadline = started + self.timeout_s * STREAM_DEADLINE_FACTOR
                 try:
                     fields, raw, usage = read_sse(
                         resp.iter_lines(), url, status, ctype, self.api_key, deadline

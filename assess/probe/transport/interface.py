@@ -21,6 +21,9 @@ ErrorKind = Literal[
     "connect", "timeout", "auth", "garbage", "not_found", "rate_limited", "server", "protocol"
 ]
 MAX_RETRY_WAIT_S = 30.0
+#: A streamed answer may take this many times ``--timeout`` in all (each read: ``--timeout``);
+#: a non-streamed one, ``--timeout`` in all.
+STREAM_DEADLINE_FACTOR = 4
 _EXCERPT = 80
 Usage = tuple[int | None, int | None]
 
@@ -150,6 +153,21 @@ def with_retries(
                 ) from None
             sleep(retry_after_seconds(retry.retry_after, number))
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def strip_credentials(url: str) -> str:
+    """Return ``url`` without a ``user:password@`` part (what every output shows of it)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    host, slash, path = rest.partition("/")
+    return f"{scheme}://{host.rpartition('@')[2]}{slash}{path}"
+
+
+def header_safe_key(key: str) -> bool:
+    """Return True when ``key`` can be sent in an ``Authorization: Bearer`` header as it is:
+    visible ASCII only (no line break, space, control or non-ASCII character)."""
+    return bool(key) and all("!" <= char <= "~" for char in key)
 
 
 SHORT_SECRET = 8  # shorter keys ("EMPTY", "k") are redacted only where they stand alone

@@ -15,6 +15,7 @@ from typing import Any
 import openai
 
 from assess.probe.transport.interface import (
+    STREAM_DEADLINE_FACTOR,
     ChatRequest,
     ChatResponse,
     TransportError,
@@ -26,6 +27,7 @@ from assess.probe.transport.interface import (
     read_sse,
     with_retries,
 )
+from assess.probe.transport.limits import Limits, ResponseLimit, limit_error, limited_client_kwargs
 
 
 @dataclass
@@ -33,14 +35,19 @@ class OpenAITransport(TransportSettings):
     """Chat completions through ``openai.OpenAI`` (SDK retries off, ours bounded)."""
 
     client: openai.OpenAI = field(init=False, repr=False)
+    limits: Limits = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        self.limits = Limits()
+        # the SDK's own httpx client, with every response body bounded (see transport/limits.py)
+        http_client = openai.DefaultHttpxClient(**limited_client_kwargs(_sdk_httpx(), self.limits))
         self.client = openai.OpenAI(
             base_url=self.base_url,
             api_key=self.api_key,
             timeout=self.timeout_s,
             max_retries=0,
+            http_client=http_client,
         )
 
     def close(self) -> None:
@@ -61,9 +68,12 @@ class OpenAITransport(TransportSettings):
             TransportError: fatal on connection failure, auth failure or a non-JSON answer.
         """
         url = f"{self.base_url}/models"
+        self.limits.arm(self.timeout_s)
         try:
             resp = self.client.models.with_raw_response.list()
             status, raw, headers = resp.status_code, resp.text, resp.headers
+        except ResponseLimit as exc:
+            raise limit_error(url, exc) from None
         except openai.APIStatusError as exc:
             status, raw, headers = exc.status_code, exc.response.text, exc.response.headers
         except openai.APIConnectionError as exc:
@@ -86,6 +96,17 @@ class OpenAITransport(TransportSettings):
     def _attempt(
         self, url: str, request: ChatRequest, attempt: int, started: float
     ) -> ChatResponse:
+        self.limits.arm(self.timeout_s * (STREAM_DEADLINE_FACTOR if request.stream else 1))
+        try:
+            return self._send(url, request, attempt, started)
+        except ResponseLimit as exc:
+            raise limit_error(url, exc) from None
+        except openai.APIConnectionError as exc:  # the SDK wrapped a cut-off body
+            if isinstance(exc.__cause__, ResponseLimit):
+                raise limit_error(url, exc.__cause__) from None
+            raise self._connection_error(url, exc) from exc
+
+    def _send(self, url: str, request: ChatRequest, attempt: int, started: float) -> ChatResponse:
         kwargs: dict[str, Any] = {
             "model": request.model,
             "messages": [{"role": "user", "content": request.prompt}],
@@ -105,8 +126,6 @@ class OpenAITransport(TransportSettings):
             check_status(status, url, raw, exc.response.headers.get("retry-after"), self.api_key)
             ctype = exc.response.headers.get("content-type", "")
             fields, usage = read_body(status, url, raw, ctype, self.api_key)
-        except openai.APIConnectionError as exc:
-            raise self._connection_error(url, exc) from exc
         latency = round((time.monotonic() - started) * 1000, 1)
         return ChatResponse(status, fields, raw, latency, attempt, *usage)
 
@@ -120,11 +139,22 @@ class OpenAITransport(TransportSettings):
                 raw = resp.read().decode("utf-8", errors="replace")
                 fields, usage = read_body(status, url, raw, ctype, self.api_key)
                 return fields, raw, usage, status
-            deadline = started + self.timeout_s * 4
+            deadline = started + self.timeout_s * STREAM_DEADLINE_FACTOR
             fields, raw, usage = read_sse(
                 resp.iter_lines(), url, status, ctype, self.api_key, deadline
             )
             return fields, raw, usage, status
+
+
+def _sdk_httpx() -> Any:
+    """Return the httpx module the openai SDK builds its client from (``httpx2`` in current
+    releases, ``httpx`` in older ones)."""
+    import importlib
+
+    base = next(
+        c for c in openai.DefaultHttpxClient.__mro__ if not c.__module__.startswith("openai")
+    )
+    return importlib.import_module(base.__module__.split(".")[0])
 
 
 def make_openai_transport(

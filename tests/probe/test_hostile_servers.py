@@ -1,0 +1,206 @@
+"""Endpoints that never stop answering, oversized answers and keys that cannot be sent.
+
+Before the bounds, `probe` against a server streaming an endless non-SSE body ignored
+``--timeout`` and grew by 140 MB/s; a key holding CR/LF was echoed into stderr and --json
+(``Illegal header value b'Bearer ...'``) and a non-ASCII key was a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assess.probe.transport import limits
+from assess.probe.transport.limits import Limits, ResponseLimit
+from tests.probe.conftest import KEY_A
+from tests.probe.servers import Reply, completion, json_reply, scripted_server
+
+MODELS = json.dumps({"object": "list", "data": [{"id": "lab-glm-5.3"}]}).encode()
+
+
+@contextmanager
+def endless_server(content_type: str, prefix: bytes, chunk: bytes) -> Iterator[str]:
+    """Serve /models normally and answer every POST with ``prefix`` then ``chunk`` forever
+    (until the client hangs up); yield the /v1 base URL."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    stop = threading.Event()
+
+    def serve(conn: socket.socket) -> None:
+        with conn:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                request += data
+            if request.startswith(b"GET"):
+                head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                head += f"Content-Length: {len(MODELS)}\r\nConnection: close\r\n\r\n"
+                conn.sendall(head.encode() + MODELS)
+                return
+            head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n"
+            try:
+                conn.sendall(head.encode() + prefix)
+                while not stop.is_set():
+                    conn.sendall(chunk)
+            except OSError:  # the client cut the answer off: what is being tested
+                return
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        stop.set()
+        try:
+            listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() of the serving thread
+        except OSError:
+            pass
+        listener.close()
+        thread.join()
+
+
+@pytest.mark.parametrize("transport", ["httpx", "openai"])
+@pytest.mark.parametrize(
+    ("stream", "ctype", "prefix"),
+    [
+        ("off", "application/json", b'{"choices": [{"message": {"content": "'),
+        ("on", "application/json", b'{"choices": ['),  # not SSE although asked to stream
+        ("on", "text/event-stream", b'data: {"choices": [{"delta": {"content": "'),  # no newline
+    ],
+)
+def test_an_endless_answer_is_cut_off_at_the_byte_cap(
+    probe: Callable[..., Any],
+    tmp_path: Path,
+    transport: str,
+    stream: str,
+    ctype: str,
+    prefix: bytes,
+) -> None:
+    out = tmp_path / "p.json"
+    with endless_server(ctype, prefix, b"x" * 65536) as base:
+        result = probe(
+            base,
+            "--rounds",
+            "1",
+            "--probes-per-round",
+            "1",
+            "--stream",
+            stream,
+            "--json",
+            str(out),
+            transport=transport,
+        )
+    assert result.exit_code == 2, result.output
+    doc = json.loads(out.read_text())
+    error = doc["errors"][0]
+    assert error["kind"] == "garbage" and error["fatal"] is True
+    assert f"went past {limits.MAX_RESPONSE_BYTES:,} bytes" in error["message"]
+    assert doc["leak_found"] is False and doc["complete"] is False
+
+
+def test_the_wall_clock_deadline_is_checked_at_every_chunk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [100.0]
+    monkeypatch.setattr(limits.time, "monotonic", lambda: now[0])
+    bound = Limits()
+    bound.arm(10)
+    chunks = iter(bound.wrap(iter([b"a", b"b", b"c"])))
+    assert next(chunks) == b"a"
+    now[0] = 109.9
+    assert next(chunks) == b"b"
+    now[0] = 110.1
+    with pytest.raises(ResponseLimit, match="still arriving after 10 s") as caught:
+        next(chunks)
+    assert caught.value.kind == "deadline"
+
+
+def test_the_deadline_belongs_to_the_thread_that_armed_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [0.0]
+    monkeypatch.setattr(limits.time, "monotonic", lambda: now[0])
+    bound = Limits()
+    bound.arm(1)
+    seen: list[str] = []
+
+    def other() -> None:  # armed later with its own budget: not cut by the first one's
+        bound.arm(100)
+        now[0] = 50.0
+        bound.check(1)
+        seen.append("ok")
+
+    worker = threading.Thread(target=other)
+    worker.start()
+    worker.join()
+    assert seen == ["ok"]
+    with pytest.raises(ResponseLimit):
+        bound.check(1)
+
+
+@pytest.mark.parametrize(
+    "bad", ["sk-abc\r\nX-Injected: 1", "sk-abc\ndef", "sk-clé-secrète", "sk-abc def"]
+)
+def test_a_key_an_http_header_cannot_carry_is_refused_before_any_request(
+    probe: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, bad: str
+) -> None:
+    monkeypatch.setenv("TEST_KEY_A", bad)
+    out = tmp_path / "p.json"
+    result = probe("http://127.0.0.1:9/v1", "--json", str(out))
+    assert result.exit_code == 2
+    assert "TEST_KEY_A" in result.output
+    assert "Traceback" not in result.output
+    for part in ("sk-abc", "clé", "secrète", "X-Injected", "def"):
+        assert part not in result.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("status", [200, 401, 500])
+def test_credentials_in_the_base_url_reach_no_output(
+    probe: Callable[..., Any], tmp_path: Path, status: int
+) -> None:
+    def script(method: str, path: str, body: dict[str, Any]) -> Reply:
+        if path.endswith("/models"):
+            return json_reply(200, {"data": [{"id": "lab-glm-5.3"}]})
+        if status != 200:
+            return json_reply(status, {"error": {"message": "no"}})
+        return json_reply(200, completion("nothing planted here"))
+
+    out, junit = tmp_path / "p.json", tmp_path / "p.xml"
+    with scripted_server(script) as plain:
+        base = plain.replace("http://", "http://probe-user:hunter2-secret@")
+        result = probe(
+            base, "--rounds", "1", "--max-errors", "1", "--json", str(out), "--junit", str(junit)
+        )
+    texts = [result.output, out.read_text(), junit.read_text()]
+    for text in texts:
+        assert "hunter2-secret" not in text
+        assert "probe-user" not in text
+        assert KEY_A not in text
+    assert json.loads(texts[1])["endpoint"] == plain
+
+
+def test_a_base_url_with_credentials_is_not_echoed_when_refused(
+    probe: Callable[..., Any],
+) -> None:
+    result = probe("ftp://probe-user:hunter2-secret@example.invalid/v1")
+    assert result.exit_code == 2
+    assert "hunter2-secret" not in result.output and "ftp://example.invalid/v1" in result.output
