@@ -263,6 +263,17 @@ def register(app: typer.Typer) -> None:
         if state.fatal is not None:
             raise state.fatal
         if result.complete and result.stats.probes == 0:
+            plants = [r for r in result.requests if r.role == "plant"]
+            refused = [r for r in plants if r.outcome == "rejected"]
+            if refused and not result.markers:
+                statuses = sorted({str(r.status) for r in refused})
+                raise EndpointError(
+                    f"{config.endpoint}: INCONCLUSIVE: none of the {len(plants)} plant requests "
+                    f"was accepted (HTTP {', '.join(statuses)}), so no probe could "
+                    "show a marker; nothing can be said about isolation",
+                    "See requests[] and errors[] in the --json output; check --model, the key "
+                    "and the endpoint, then run again.",
+                )
             raise EndpointError(
                 f"{config.endpoint}: no probe response could be scanned "
                 f"({len(state.errors)} failed requests); nothing can be said about isolation",

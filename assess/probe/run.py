@@ -333,8 +333,6 @@ class ProbeRunner:
         request = ChatRequest(self.config.model, job.prompt, job.stream, self.config.max_tokens)
         with self.state.lock:
             foreign = [m for m, planted_in, _ in self.state.markers if planted_in != job.id]
-            if job.plants is not None:
-                self.state.markers.append((job.plants, job.id, job.account.label))
         try:
             resp = transport.chat(request)
         except TransportError as exc:
@@ -342,6 +340,11 @@ class ProbeRunner:
             self._fail(job.id, job.account, exc)
             return
         self._record(job, resp, None)
+        if job.plants is not None and resp.status < 400:
+            # Only an accepted plant is a marker: a refused one was never in the server's cache,
+            # so probes scanned for it would count towards "no leak found" with nothing tested.
+            with self.state.lock:
+                self.state.markers.append((job.plants, job.id, job.account.label))
         if foreign:
             self._scan(job, resp, foreign)
 

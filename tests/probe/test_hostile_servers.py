@@ -204,3 +204,67 @@ def test_a_base_url_with_credentials_is_not_echoed_when_refused(
     result = probe("ftp://probe-user:hunter2-secret@example.invalid/v1")
     assert result.exit_code == 2
     assert "hunter2-secret" not in result.output and "ftp://example.invalid/v1" in result.output
+
+
+def test_a_server_that_refuses_every_request_is_inconclusive_not_clean(
+    probe: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Issue 17: HTTP 400 to every request, plants included, was "no leak found ... below
+    16.2%", exit 0, though nothing was tested."""
+
+    def script(method: str, path: str, body: dict[str, Any]) -> Reply:
+        if path.endswith("/models"):
+            return json_reply(200, {"data": [{"id": "lab-glm-5.3"}]})
+        return json_reply(400, {"error": {"message": "bad request"}})
+
+    out = tmp_path / "p.json"
+    with scripted_server(script) as base:
+        result = probe(base, "--rounds", "3", "--json", str(out))
+    assert result.exit_code == 2
+    assert "INCONCLUSIVE" in result.output and "none of the 3 plant requests" in result.output
+    assert "HTTP 400" in result.output
+    assert "no leak found" not in result.output.lower()
+    doc = json.loads(out.read_text())
+    assert doc["leak_found"] is False and doc["markers"] == []
+    assert doc["stats"]["probes"] == 0 and doc["stats"]["leak_rate_upper_95"] is None
+    assert {r["outcome"] for r in doc["requests"]} == {"rejected"}
+
+
+def test_only_accepted_plants_are_markers(probe: Callable[..., Any], tmp_path: Path) -> None:
+    """Plants refused in rounds 1-2 and accepted in round 3: only round 3's marker is scanned
+    for, so probes before it are not counted as clean evidence."""
+    from assess.probe.run import ProbeAccount, ProbeConfig, ProbeRunner
+    from assess.probe.transport.interface import ChatResponse
+
+    class Fake:
+        def list_models(self) -> list[str]:
+            return ["m"]
+
+        def chat(self, request: Any) -> ChatResponse:
+            planted = runner.state.requests
+            is_plant = len(planted) % (cfg.probes_per_round + 2) == 0
+            refused = is_plant and len(planted) < 2 * (cfg.probes_per_round + 2)
+            return ChatResponse(
+                status=400 if refused else 200,
+                fields={"content": "nothing"},
+                raw="{}",
+                latency_ms=1.0,
+                retries=0,
+                prompt_tokens=None,
+                completion_tokens=None,
+            )
+
+        def close(self) -> None:
+            return None
+
+    cfg = ProbeConfig("http://127.0.0.1:9/v1", "m", rounds=3, probes_per_round=2)
+    a = ProbeAccount("A", "K", KEY_A)
+    b = ProbeAccount("B", "K", KEY_A, "fresh client")
+    runner = ProbeRunner(cfg, a, b)
+    fake = Fake()
+    runner.transports = {"A": fake, "B": fake}  # type: ignore[dict-item]
+    state = runner.run()
+    assert [m.id for m, _, _ in state.markers] == [state.markers[0][0].id]
+    assert len(state.markers) == 1
+    # round 3 only: its 2 probes and its follow-up are scanned; rounds 1-2 had nothing planted
+    assert len(state.scanned) == 3
