@@ -16,6 +16,10 @@ REPO = Path(__file__).resolve().parent.parent
 ASSETS = Path(__file__).resolve().parent / "assets"
 #: The environment of every in-process CLI run in the tests: a fixed, wide console.
 CLI_ENV = {"COLUMNS": "1000", "LINES": "50", "TERM": "dumb"}
+# Subprocesses the tests start inherit the environment: give them rich's own default for a
+# console that is not a terminal (80 columns), whatever the width of the terminal pytest runs in.
+os.environ["COLUMNS"] = "80"
+os.environ["LINES"] = "50"
 
 # CI runs the same examples every time: a property failure is found on a laptop, not by chance
 # in a landing run. Locally hypothesis explores new examples on each run.
