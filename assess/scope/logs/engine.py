@@ -426,9 +426,7 @@ class LogReader:
                 item = next(blocks, None)
             except _STREAM_ERRORS as exc:
                 bad = SkippedRecord(
-                    file=name,
-                    line=lines_done + 1,
-                    reason=f"compressed stream is corrupt or truncated ({exc})",
+                    file=name, line=lines_done + 1, reason=break_reason(exc, lines_done)
                 )
                 yield LogBatch(
                     file=name, table=BATCH_SCHEMA.empty_table(), records_read=1, skipped=[bad]
@@ -672,7 +670,7 @@ def _peek(stream: BinaryIO) -> bytes | formats.Bad:
     try:
         head: bytes = stream.peek(65536)[:65536]  # type: ignore[attr-defined]
     except _STREAM_ERRORS as exc:
-        return formats.Bad(f"compressed stream is corrupt or truncated ({exc})")
+        return formats.Bad(break_reason(exc, 0))
     return head
 
 
@@ -683,4 +681,10 @@ def _guard(records: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
         for line, record in records:
             yield line, record
     except _STREAM_ERRORS as exc:
-        yield line + 1, formats.Bad(f"compressed stream is corrupt or truncated ({exc})")
+        yield line + 1, formats.Bad(break_reason(exc, line))
+
+
+def break_reason(error: BaseException, last_line: int) -> str:
+    """Return the skip reason of a compressed stream that broke after line ``last_line``."""
+    last = f"last good line {last_line}" if last_line else "no line before it"
+    return f"compressed stream is corrupt or truncated ({error}); {last}"

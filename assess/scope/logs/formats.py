@@ -129,21 +129,93 @@ def row_dict(header: list[str], row: list[str]) -> dict[str, str | None]:
     return {k: (v if v != "" else None) for k, v in zip(header, row, strict=True)}
 
 
+#: A quoted CSV field may span at most this many lines; past it the quote is taken as unbalanced.
+MAX_RECORD_LINES = 10_000
+
+
+class _Runaway(Exception):
+    """A CSV record ran past :data:`MAX_RECORD_LINES` lines (an unbalanced quote)."""
+
+
+class _Lines:
+    """The lines a ``csv.reader`` reads: lines to re-read first, then the file; the lines of the
+    record being read are kept, so a record that turns out broken can be re-read after its first
+    line."""
+
+    def __init__(self, text: Iterator[str]) -> None:
+        self._text = iter(text)
+        self.pending: list[str] = []  # lines to re-read, last first
+        self.record: list[str] = []
+        self.start = 2  # the line number of the record being read (the header is line 1)
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        if len(self.record) >= MAX_RECORD_LINES:
+            raise _Runaway
+        line = self.pending.pop() if self.pending else next(self._text)
+        self.record.append(line)
+        return line
+
+    def next_record(self) -> None:
+        """Start the next record after the current one."""
+        self.start += len(self.record)
+        self.record = []
+
+    def resync(self) -> None:
+        """Drop the current record's first line and re-read the lines after it."""
+        self.pending.extend(reversed(self.record[1:]))
+        self.start += 1
+        self.record = []
+
+
+def _unbalanced(lines: list[str], count: int, width: int) -> bool:
+    """Return whether a record read over several lines is a runaway quote (its quotes do not
+    pair up, or it has the wrong number of fields)."""
+    return len(lines) > 1 and (count != width or sum(x.count('"') for x in lines) % 2 == 1)
+
+
 def csv_lists(
     text: Iterator[str], header: list[str], delimiter: str
 ) -> Iterator[tuple[int, list[str] | Bad]]:
-    """Yield ``(line, cells or Bad)`` for the rows after the header line (blank rows skipped)."""
-    reader = csv.reader(text, delimiter=delimiter)
+    """Yield ``(line, cells or Bad)`` for the rows after the header line (blank rows skipped).
+
+    A quote that never closes (or closes rows later, leaving the wrong number of fields) would
+    make the rest of the file one field: such a record is reported as one Bad line, at the line
+    where it starts, and reading resumes at the line after it.
+    """
+    source = _Lines(text)
     width = len(header)
+    reader = csv.reader(source, delimiter=delimiter)
     while True:
-        start = reader.line_num + 2
+        start = source.start
         try:
             row = next(reader)
         except StopIteration:
             return
+        except _Runaway:
+            row = None
         except csv.Error as exc:
-            yield start, Bad(f"CSV error: {exc}")
+            if len(source.record) <= 1:
+                source.next_record()
+                yield start, Bad(f"CSV error: {exc}")
+                reader = csv.reader(source, delimiter=delimiter)
+                continue
+            row = None  # a field past the csv module's size limit: a runaway quote
+        if row is None or _unbalanced(source.record, len(row), width):
+            spans = len(source.record)
+            source.resync()
+            reader = csv.reader(source, delimiter=delimiter)
+            yield (
+                start,
+                Bad(
+                    f"unbalanced quote: the quoted field runs over {spans} lines; "
+                    f"this line is not read, reading resumes at line {start + 1}"
+                ),
+            )
             continue
+        source.next_record()
         if len(row) == width:
             yield start, row
         elif not row or (len(row) == 1 and not row[0].strip()):

@@ -64,26 +64,49 @@ def _text(value: Any) -> str | None:
         return str(value)
 
 
-def parse_tokens(value: Any) -> tuple[int | None, bool]:
-    """Return (tokens or None if unknown, ok); ok is False when the value is unparseable."""
+#: The largest token count kept: counts are stored as signed 64-bit integers (Arrow int64).
+MAX_TOKENS = (1 << 63) - 1
+
+
+def check_tokens(value: Any) -> tuple[int | None, str | None]:
+    """Return (tokens or None if unknown, None) or (None, why the value is refused).
+
+    The one checked path for token counts: the reference path calls it for every record, and the
+    fast path sends every row whose count it cannot hold as int64 here. Refused: booleans,
+    negative, fractional or non-numeric values, and counts of 2**63 or more (number or string).
+    """
     if value is None or value == "":
-        return None, True
+        return None, None
     if isinstance(value, bool):
-        return None, False
+        return None, "not a number"
     if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return None, "not a finite number"
         if not value.is_integer():
-            return None, False
+            return None, "not a whole number"
         value = int(value)
     if isinstance(value, str):
         text = value.strip().replace("_", "")
         if text.endswith(".0"):
             text = text[:-2]
-        if not text.isdigit():
-            return None, False
+        if not text.isdigit() or not text.isascii():
+            return None, "not a whole number"
+        if len(text) > 20:
+            return None, "out of range (2**63 or more)"
         value = int(text)
-    if not isinstance(value, int) or value < 0:
-        return None, False
-    return (value or None), True
+    if not isinstance(value, int):
+        return None, f"not a number ({type(value).__name__})"
+    if value < 0:
+        return None, "negative"
+    if value > MAX_TOKENS:
+        return None, "out of range (2**63 or more)"
+    return (value or None), None
+
+
+def parse_tokens(value: Any) -> tuple[int | None, bool]:
+    """Return (tokens or None if unknown, ok); ok is False when the value is refused."""
+    tokens, reason = check_tokens(value)
+    return tokens, reason is None
 
 
 def _short(value: Any) -> str:
@@ -118,9 +141,10 @@ def classify(
     moment = parse_timestamp(raw_ts, preset.timestamp_format)
     if moment is None:
         return Outcome(skip=f"unparseable timestamp {_short(raw_ts)!r}")
-    tokens, ok = parse_tokens(values["prompt_tokens"])
-    if not ok:
-        return Outcome(skip=f"unparseable prompt_tokens {_short(values['prompt_tokens'])!r}")
+    tokens, why = check_tokens(values["prompt_tokens"])
+    if why is not None:
+        shown = _short(values["prompt_tokens"])
+        return Outcome(skip=f"unparseable prompt_tokens {shown!r}: {why}")
     return Outcome(
         row=Row(
             timestamp=moment,

@@ -49,11 +49,31 @@ def expand_inputs(patterns: Sequence[str]) -> list[Path]:
             path = Path(pattern)
             if not path.exists():
                 raise InputError(f"{path}: no such file", "Check the path and try again.")
-            if not path.is_file():
-                raise InputError(f"{path}: is a folder, not a file", "Give log files or a glob.")
+            _check_regular(path)
             files = [path]
         found.extend(f for f in files if f not in found)
     return found
+
+
+def _check_regular(path: Path) -> None:
+    """Refuse anything but a regular file, naming what it is.
+
+    A named pipe (FIFO), socket or device is not read: the reader opens each file more than once
+    (sniffing, then hashing while reading), which would lose a pipe's first bytes or hang.
+    """
+    if path.is_file():
+        return
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, not a file", "Give log files or a glob.")
+    kind = "a named pipe (FIFO)" if path.is_fifo() else "not a regular file"
+    if path.is_socket():
+        kind = "a socket"
+    elif path.is_block_device() or path.is_char_device():
+        kind = "a device"
+    raise InputError(
+        f"{path}: is {kind}, not a regular file; it is not read",
+        "Copy the stream to a file first (e.g. `cat pipe > logs.ndjson`) and scope that file.",
+    )
 
 
 class HashingReader(io.RawIOBase):
@@ -160,6 +180,76 @@ class ZstdFrames(io.RawIOBase):
         return b"".join(parts)
 
 
+class StreamBreak(ValueError):
+    """A compressed stream that stops being readable at byte ``offset`` of the file."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(f"{message} at byte {offset:,} of the file")
+        self.offset = offset
+
+
+class GzipMembers(io.RawIOBase):
+    """Decompressed bytes of one or more concatenated gzip members read from ``raw`` (ISA-L).
+
+    Each piece of output is handed out before a break is raised: a member cut short raises
+    :class:`StreamBreak` (EOF inside a member), as does corrupt data (at the piece where inflating
+    failed) and bytes after a member that are not another member (trailing junk, at its first
+    byte), so every line inflated before the break is kept.
+    """
+
+    def __init__(self, raw: io.RawIOBase) -> None:
+        super().__init__()
+        from isal import isal_zlib
+
+        self._raw = raw
+        self._new: Any = lambda: isal_zlib.decompressobj(wbits=31)
+        self._zlib_error: Any = isal_zlib.error
+        self._member = self._new()
+        self._fed = False  # the current member has received input
+        self._offset = 0  # bytes of the file read so far
+        self._out = memoryview(b"")
+        self._broken: StreamBreak | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
+        while not self._out:
+            if self._broken is not None:
+                raise self._broken
+            chunk = self._raw.read(1 << 17)  # small: corruption loses only this much before it
+            if not chunk:
+                if self._fed and not self._member.eof:
+                    raise StreamBreak("gzip stream truncated (ends inside a member)", self._offset)
+                return 0
+            self._out = memoryview(self._feed(chunk))
+            self._offset += len(chunk)
+        count = min(len(buffer), len(self._out))
+        buffer[:count] = self._out[:count]
+        self._out = self._out[count:]
+        return count
+
+    def _feed(self, chunk: bytes) -> bytes:
+        parts: list[bytes] = []
+        at = self._offset  # the file offset of chunk[0]
+        while chunk:
+            if self._member.eof:
+                if not chunk.startswith(_GZIP[: len(chunk)]):
+                    self._broken = StreamBreak("junk after the end of a gzip member", at)
+                    break
+                self._member, self._fed = self._new(), False
+            try:
+                parts.append(self._member.decompress(chunk))
+            except self._zlib_error as exc:
+                self._broken = StreamBreak(f"corrupt gzip data ({exc})", at)
+                break
+            self._fed = True
+            rest = self._member.unused_data if self._member.eof else b""
+            at += len(chunk) - len(rest)
+            chunk = rest
+        return b"".join(parts)
+
+
 class Salvaging(io.BufferedIOBase):
     """A decompressed stream whose ``read(n)`` keeps the bytes it got before the stream broke.
 
@@ -211,11 +301,9 @@ class Salvaging(io.BufferedIOBase):
 @contextmanager
 def open_stream(raw: HashingReader, compression: Compression) -> Iterator[BinaryIO]:
     """Yield the decompressed byte stream of ``raw``."""
+    stream: BinaryIO
     if compression == "gzip":
-        from isal import igzip
-
-        inner: BinaryIO = igzip.IGzipFile(fileobj=raw, mode="rb")  # type: ignore[no-untyped-call,assignment]
-        stream: BinaryIO = Salvaging(inner)  # type: ignore[assignment]
+        stream = Salvaging(io.BufferedReader(GzipMembers(raw), buffer_size=4 << 20))  # type: ignore[assignment]
     elif compression == "zstd":
         stream = Salvaging(io.BufferedReader(ZstdFrames(raw), buffer_size=4 << 20))  # type: ignore[assignment]
     else:
