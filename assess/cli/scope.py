@@ -170,6 +170,12 @@ def register(app: typer.Typer) -> None:
             help="Write affected/possibly affected request ids to this CSV, or - .",
         ),
         json_out: str | None = typer.Option(None, "--json", help="Write JSON to PATH, or - ."),
+        max_line_bytes: int = typer.Option(
+            16 << 20,
+            "--max-line-bytes",
+            min=1024,
+            help="Skip (and list) NDJSON lines longer than this many bytes.",
+        ),
     ) -> None:
         maps = parse_map(mapping)
         advisory = get_advisory(incident)
@@ -188,6 +194,7 @@ def register(app: typer.Typer) -> None:
         acc = ScopeAccumulator(scope)
         with progress_bar("scope") as progress:
             reader = open_logs(logs, preset, maps, want_text=acc.text_mask, progress=progress)
+            reader.max_line_bytes = max_line_bytes
             for batch in reader.batches():
                 acc.add(batch)
         result = acc.result(reader.preset.id, reader.inputs, platform_requests)

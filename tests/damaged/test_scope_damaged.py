@@ -213,3 +213,68 @@ def test_fifo_is_refused_clearly(tmp_path: Path, run_cli: Callable[..., Any]) ->
     assert "named pipe (FIFO)" in out
     assert "folder" not in out
     assert "Traceback" not in out
+
+
+# -- 5. over-long lines ---------------------------------------------------------------------------
+@pytest.mark.parametrize("compressed", [False, True])
+@pytest.mark.parametrize("fast", [True, False])
+def test_over_long_lines_are_skipped_and_listed(
+    tmp_path: Path, fast: bool, compressed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assess.scope.logs import engine
+
+    monkeypatch.setattr(engine, "MAX_LINE_BYTES", 4096)
+    records: list[Any] = _records(30)
+    records[5] = dict(_record(5), prompt="x" * 200_000)
+    records[20] = dict(_record(20), prompt="y" * 5_000)
+    data = ndjson(records)
+    path = tmp_path / ("long.ndjson.gz" if compressed else "long.ndjson")
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    result = scope([path], fast=fast)
+    conserved(result)
+    assert result.counts.over_threshold == 28
+    assert [s.line for s in result.skipped] == [6, 21]
+    assert all("longer than --max-line-bytes" in s.reason for s in result.skipped)
+
+
+def test_over_long_line_memory_is_bounded() -> None:
+    import io
+
+    from assess.scope.logs.sources import line_blocks
+
+    class Endless(io.RawIOBase):
+        """50 MB of one line, then a short one; counts the largest piece held."""
+
+        def __init__(self) -> None:
+            self.left = 50 << 20
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            if self.left <= 0:
+                if self.left == 0:
+                    self.left = -1
+                    buffer[:3] = b"\n{}"
+                    return 3
+                return 0
+            n = min(len(buffer), self.left)
+            buffer[:n] = b"z" * n
+            self.left -= n
+            return n
+
+    blocks = list(line_blocks(io.BufferedReader(Endless(), 1 << 20), 1 << 20, max_line=1 << 20))
+    assert max(len(b.data) for b in blocks) < 3 << 20
+    lines = b"".join(b.data for b in blocks).split(b"\n")
+    assert lines[0].startswith(b"\x00assess: over-long line of ")
+    assert lines[1] == b"{}"
+
+
+def test_max_line_bytes_option(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+    path = tmp_path / "long.ndjson"
+    path.write_bytes(ndjson([*_records(5), dict(_record(9), prompt="q" * 10_000)]))
+    code, doc = _cli_json(run_cli, str(path), "--max-line-bytes", "2048")
+    assert code == 1
+    _conserved_doc(doc)
+    assert [s["line"] for s in doc["skipped"]] == [6]
+    assert "longer than --max-line-bytes" in doc["skipped"][0]["reason"]

@@ -40,6 +40,7 @@ from assess.scope.logs.fast.columnar import (
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.records import Row, classify, details, side_fields
 from assess.scope.logs.sources import (
+    MAX_LINE_BYTES,
     HashingReader,
     LineBlock,
     Prefetch,
@@ -139,6 +140,7 @@ class LogReader:
         self.progress = progress
         self.fast = fast and preset.join is None
         self.side: dict[str, dict[str, Any]] | None = None
+        self.max_line_bytes = MAX_LINE_BYTES
         self.inputs: list[InputFile] = []
         self._total = sum(f.stat().st_size for f in self.files)
         self._done = 0
@@ -307,13 +309,12 @@ class LogReader:
         except (OSError, pa.ArrowException) as exc:
             yield 0, formats.Bad(f"unreadable Parquet: {exc}")
 
-    @staticmethod
-    def _iter(stream: BinaryIO, fmt: str) -> Iterator[tuple[int, Any]]:
+    def _iter(self, stream: BinaryIO, fmt: str) -> Iterator[tuple[int, Any]]:
         if fmt == "json-array":
             return formats.json_array_records(stream)
         if fmt == "csv":
             return formats.csv_records(stream)
-        return formats.ndjson_records(stream)
+        return formats.ndjson_records(stream, self.max_line_bytes)
 
     def records(self, path: Path) -> Iterator[tuple[int, Any]]:
         """Yield ``(line, record or Bad)`` of ``path`` by the reference path (no hashing kept)."""
@@ -419,7 +420,12 @@ class LogReader:
         # three stages on two cores: inflate + newline scan, parse (both release the GIL), and
         # the Python work on the previous block here
         blocks = iter(
-            Prefetch(self._parsed(iter(Prefetch(line_blocks(stream, BLOCK), DEPTH))), DEPTH)
+            Prefetch(
+                self._parsed(
+                    iter(Prefetch(line_blocks(stream, BLOCK, self.max_line_bytes), DEPTH))
+                ),
+                DEPTH,
+            )
         )
         while True:
             try:

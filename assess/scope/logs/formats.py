@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from assess.scope.logs.sources import line_blocks
+from assess.scope.logs.sources import MAX_LINE_BYTES, OVERLONG, line_blocks
 
 CHUNK = 1 << 20
 _MAX_ELEMENT = 64 << 20
@@ -35,6 +35,9 @@ def json_line(line: bytes, final_without_newline: bool = False) -> Any:
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError as exc:
+        if line.startswith(OVERLONG):
+            size = line[len(OVERLONG) :].decode(errors="replace")
+            return Bad(f"line longer than --max-line-bytes ({size}); not read")
         if final_without_newline:
             return Bad("truncated final line (invalid JSON, no newline at end of file)")
         if b"\x00" in line:
@@ -46,9 +49,9 @@ def json_line(line: bytes, final_without_newline: bool = False) -> Any:
         return Bad(f"invalid JSON: {str(exc).split(':', 1)[0]}")
 
 
-def ndjson_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line, value or Bad)`` for each non-blank line."""
-    for block in line_blocks(stream, CHUNK):
+def ndjson_records(stream: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line, value or Bad)`` for each non-blank line (over-long lines are Bad)."""
+    for block in line_blocks(stream, CHUNK, max_line):
         lines = block.data.split(b"\n")
         last = len(lines) - 1
         for index, line in enumerate(lines):

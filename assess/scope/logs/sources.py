@@ -481,7 +481,49 @@ def newline_offsets(data: bytes) -> Any:
 _NEWLINE_STEP = 1 << 18
 
 
-def line_blocks(stream: BinaryIO, size: int) -> Iterator[LineBlock]:
+#: Lines longer than this are skipped (``--max-line-bytes``); memory stays bounded by it.
+MAX_LINE_BYTES = 16 << 20
+#: What an over-long line is replaced by: one short line the record readers report as skipped.
+OVERLONG = b"\x00assess: over-long line of "
+
+
+def _skip_line(read1: Any, seen: int) -> tuple[bytes, bool, BaseException | None]:
+    """Read past the rest of an over-long line of which ``seen`` bytes were read; return its
+    placeholder line plus the bytes after it, whether the stream ended, and any break."""
+    while True:
+        try:
+            part = read1(1 << 20)
+        except (EOFError, OSError, ValueError) as exc:
+            return OVERLONG + b"%d bytes" % seen, False, exc
+        if not part:
+            return OVERLONG + b"%d bytes" % seen, True, None
+        cut = part.find(b"\n")
+        if cut >= 0:
+            return OVERLONG + b"%d bytes" % (seen + cut) + part[cut:], False, None
+        seen += len(part)
+
+
+def _drop_long(block: bytes, newlines: Any, max_line: int) -> tuple[bytes, Any]:
+    """Return ``block`` with each line longer than ``max_line`` bytes replaced by its placeholder
+    (one numpy pass over the line lengths; the block is rebuilt only when one is found)."""
+    import numpy as np
+
+    ends = np.append(newlines, len(block)) if len(block) else newlines
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    long = np.flatnonzero(ends - starts > max_line)
+    if not len(long):
+        return block, newlines
+    pieces, at = [], 0
+    for index in long.tolist():
+        start, end = int(starts[index]), int(ends[index])
+        pieces += [block[at:start], OVERLONG + b"%d bytes" % (end - start)]
+        at = end
+    pieces.append(block[at:])
+    rebuilt = b"".join(pieces)
+    return rebuilt, newline_offsets(rebuilt)
+
+
+def line_blocks(stream: BinaryIO, size: int, max_line: int = MAX_LINE_BYTES) -> Iterator[LineBlock]:
     """Yield blocks of about ``size`` bytes of whole lines (the last may lack its newline).
 
     Each block is assembled with one copy from the pieces ``read1`` returns (the decompressor's
@@ -517,6 +559,11 @@ def line_blocks(stream: BinaryIO, size: int) -> Iterator[LineBlock]:
                 at -= 1
             if at >= 0 or eof or failure is not None:
                 break
+            if got > max_line:  # parts hold one line's start and no newline: drop that line
+                line, eof, failure = _skip_line(read1, got)
+                parts, got = [line], len(line)
+                if eof or failure is not None or b"\n" in line:
+                    continue
             goal = got + size  # one line longer than a block: read on to its end
         if eof:
             block, carry = b"".join(parts), b""
@@ -527,6 +574,7 @@ def line_blocks(stream: BinaryIO, size: int) -> Iterator[LineBlock]:
             carry = parts[at][cut + 1 :] + b"".join(parts[at + 1 :])
         if block:
             newlines = newline_offsets(block)
+            block, newlines = _drop_long(block, newlines, max_line)
             yield LineBlock(block, first_line, newlines, eof)
             first_line += len(newlines)
     if failure is not None:
