@@ -42,13 +42,20 @@ def normalise_version(raw: str, notes: list[str]) -> str:
     return value
 
 
-def smallest(hits: Sequence[Hit], group: int, notes: list[str], what: str) -> tuple[int, Hit]:
+def smallest(
+    hits: Sequence[Hit], group: int, notes: list[str], what: str
+) -> tuple[int, Hit] | tuple[None, None]:
     """Return the smallest integer in ``group`` of ``hits`` (ranks print one line each).
 
-    A deployment is only as safe as its smallest pool; differing values are noted.
+    A deployment is only as safe as its smallest pool; differing values are noted. A value that
+    is not a count (non-integral, out of range) is noted and skipped; (None, None) if none is.
     """
     values = [(to_int(h.groups[group] or ""), h) for h in hits]
     numbers = [(v, h) for v, h in values if v is not None]
+    for raw in sorted({h.groups[group] or "" for v, h in values if v is None}):
+        notes.append(f"{what} '{raw}' is not a whole token count; not used")
+    if not numbers:
+        return None, None
     distinct = sorted({v for v, _ in numbers})
     if len(distinct) > 1:
         shown = ", ".join(f"{v:,}" for v in distinct)

@@ -1,0 +1,116 @@
+"""Exact values and verdicts on real startup-log excerpts pasted in the engines' GitHub issues.
+
+The expected values are the table in tests/assets/deploy/real/README.md (each row cites its issue).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assess.deploy.check import check_deployment
+from assess.deploy.serverlogs import load_nodes
+from assess.deploy.serverlogs.text import to_int
+from tests.deploy.conftest import DEPLOY_ASSETS, parse_text
+
+REAL = DEPLOY_ASSETS / "real"
+_ROW = re.compile(r"^\| (\S+) \| (https://\S+)[^|]* \| (\w+) \| ([\d-]+) \| ([\d-]+) \| (\w+) \| (\w+) \|$")
+
+
+def _table() -> dict[str, tuple[str, int | None, int | None, str, str]]:
+    rows = {}
+    for line in (REAL / "README.md").read_text().splitlines():
+        m = _ROW.match(line)
+        if m:
+            name, _, engine, pool, context, role, verdict = m.groups()
+            number = lambda s: None if s == "-" else int(s)  # noqa: E731
+            rows[name] = (engine, number(pool), number(context), role, verdict)
+    return rows
+
+
+TABLE = _table()
+
+
+def test_every_excerpt_is_in_the_table() -> None:
+    files = {p.name for p in REAL.iterdir() if p.name != "README.md"}
+    assert files == set(TABLE)
+    assert len(TABLE) >= 10
+
+
+@pytest.mark.parametrize("name", sorted(TABLE))
+def test_real_excerpt(name: str) -> None:
+    nodes = load_nodes([str(REAL / name)])
+    result = check_deployment(nodes)
+    (node,) = result.nodes
+    got = (node.engine, node.pool_tokens, node.context_tokens, node.role.value, node.verdict.value)
+    assert got == TABLE[name]
+    assert result.verdict.value == TABLE[name][4]
+    assert result.failed is (TABLE[name][4] != "pass")
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("567978", 567978), ("567,978", 567978), ("2,042,016", 2042016), ("5.68e5", 568000),
+        ("1_048_576", 1048576), ("1e3", 1000), ("4.33", None), ("5.6789e2", None),
+        ("56,7978", None), ("9223372036854775808", None), ("1e30", None), ("-5", None), ("", None),
+    ],
+)  # fmt: skip
+def test_one_checked_number_parse(raw: str, value: int | None) -> None:
+    assert to_int(raw) == value
+
+
+def test_numbers_in_every_form_read_the_same() -> None:
+    for form in ("567978", "567,978", "5.67978e5"):
+        log = parse_text(
+            f"INFO [kv_cache_utils.py:864] GPU KV cache size: {form} tokens\n"
+            "INFO [kv_cache_utils.py:868] Maximum concurrency for 131,072 tokens per request: 4.33x\n"
+        )
+        assert (log.pool_tokens, log.context_tokens) == (567978, 131072)
+
+
+def test_a_non_integral_pool_is_not_a_value() -> None:
+    log = parse_text("GPU KV cache size: 5.5 tokens\nMaximum concurrency for 2,048 tokens per request: 1x\n")
+    assert log.pool_tokens is None
+    assert any("not a whole token count" in n for n in log.notes)
+
+
+def test_per_rank_lines_fold_to_the_smallest_pool() -> None:
+    log = parse_text(
+        "(EngineCore_DP0 pid=11) INFO [kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens\n"
+        "(EngineCore_DP1 pid=12) INFO [kv_cache_utils.py:864] GPU KV cache size: 41,600 tokens\n"
+        "(EngineCore_DP0 pid=11) INFO Maximum concurrency for 32,768 tokens per request: 1.30x\n"
+    )
+    assert log.pool_tokens == 41600
+    assert any("differs between ranks" in n for n in log.notes)
+
+
+_LISTING = (REAL / "sglang-30233-listing.md").read_text()
+_PREFIXES = st.sampled_from(
+    ["", "> ", "    ", "[2026-05-06 09:15:41 DP7 TP7 EP7] ", "pod/prefill-0 ", "\x1b[32m", "* "]
+)
+
+
+@given(prefix=_PREFIXES, fence=st.booleans(), sep=st.sampled_from(["=", ": ", " = "]))
+def test_listing_values_survive_paste_noise(prefix: str, fence: bool, sep: str) -> None:
+    lines = [prefix + line.replace("=", sep) + ("\x1b[0m" if prefix == "\x1b[32m" else "")
+             for line in _LISTING.splitlines()]  # fmt: skip
+    text = "\n".join(lines)
+    if fence:
+        text = "```text\n" + text + "\n```\n"
+    log = parse_text(text)
+    assert (log.engine, log.pool_tokens, log.context_tokens) == ("sglang", 284928, 1048576)
+    assert log.role is not None and log.role.value == "prefill"
+
+
+@given(prefix=_PREFIXES, form=st.sampled_from(["42,656", "42656", "4.2656e4"]))
+def test_vllm_values_survive_prefixes(prefix: str, form: str) -> None:
+    log = parse_text(
+        f"{prefix}INFO 10-03 16:22:17 [kv_cache_utils.py:864] GPU KV cache size: {form} tokens\n"
+        f"{prefix}INFO 10-03 16:22:17 [kv_cache_utils.py:868] Maximum concurrency for 32,768 "
+        "tokens per request: 1.30x\n"
+    )
+    assert (log.pool_tokens, log.context_tokens) == (42656, 32768)
