@@ -6,6 +6,7 @@ The expected values are the table in tests/assets/deploy/real/README.md (each ro
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -14,10 +15,12 @@ from hypothesis import strategies as st
 from assess.deploy.check import check_deployment
 from assess.deploy.serverlogs import load_nodes
 from assess.deploy.serverlogs.text import to_int
-from tests.deploy.conftest import DEPLOY_ASSETS, parse_text
+from tests.deploy.conftest import DEPLOY_ASSETS, parse_text, sample
 
 REAL = DEPLOY_ASSETS / "real"
-_ROW = re.compile(r"^\| (\S+) \| (https://\S+)[^|]* \| (\w+) \| ([\d-]+) \| ([\d-]+) \| (\w+) \| (\w+) \|$")
+_ROW = re.compile(
+    r"^\| (\S+) \| (https://\S+)[^|]* \| (\w+) \| ([\d-]+) \| ([\d-]+) \| (\w+) \| (\w+) \|$"
+)
 
 
 def _table() -> dict[str, tuple[str, int | None, int | None, str, str]]:
@@ -67,13 +70,16 @@ def test_numbers_in_every_form_read_the_same() -> None:
     for form in ("567978", "567,978", "5.67978e5"):
         log = parse_text(
             f"INFO [kv_cache_utils.py:864] GPU KV cache size: {form} tokens\n"
-            "INFO [kv_cache_utils.py:868] Maximum concurrency for 131,072 tokens per request: 4.33x\n"
+            "INFO [kv_cache_utils.py:868] Maximum concurrency for 131,072 tokens per request: "
+            "4.33x\n"
         )
         assert (log.pool_tokens, log.context_tokens) == (567978, 131072)
 
 
 def test_a_non_integral_pool_is_not_a_value() -> None:
-    log = parse_text("GPU KV cache size: 5.5 tokens\nMaximum concurrency for 2,048 tokens per request: 1x\n")
+    log = parse_text(
+        "GPU KV cache size: 5.5 tokens\nMaximum concurrency for 2,048 tokens per request: 1x\n"
+    )
     assert log.pool_tokens is None
     assert any("not a whole token count" in n for n in log.notes)
 
@@ -114,3 +120,18 @@ def test_vllm_values_survive_prefixes(prefix: str, form: str) -> None:
         "tokens per request: 1.30x\n"
     )
     assert (log.pool_tokens, log.context_tokens) == (42656, 32768)
+
+
+def test_each_launch_in_one_log_is_its_own_node(tmp_path: Path) -> None:
+    log = tmp_path / "runs.log"
+    log.write_text(sample("vllm-pass.log").read_text() + sample("vllm-fail.log").read_text())
+    nodes = load_nodes([str(log)])
+    assert [n.name for n in nodes] == ["runs#1", "runs#2"]
+    result = check_deployment(nodes)
+    by_name = {n.name: n for n in result.nodes}
+    assert (by_name["runs#1"].pool_tokens, by_name["runs#1"].verdict.value) == (1239808, "pass")
+    assert (by_name["runs#2"].pool_tokens, by_name["runs#2"].context_tokens) == (102400, 262144)
+    assert by_name["runs#2"].verdict.value == "flag"
+    assert result.verdict.value == "flag"  # a refused launch flags though another passed
+    assert len(result.inputs) == 1
+    assert by_name["runs#2"].notes[0].startswith("launch 2 of 2 in the log (lines ")

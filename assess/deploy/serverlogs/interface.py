@@ -22,6 +22,8 @@ class ServerLogParser(ABC):
     engine: ClassVar[str]
     #: (pattern, weight): how strongly a match says "this is my engine's log".
     signatures: ClassVar[Sequence[tuple[re.Pattern[str], int]]]
+    #: Lines that begin a launch (the first that occurs at all marks every launch in a log).
+    launch_markers: ClassVar[Sequence[re.Pattern[str]]] = ()
 
     def score(self, log: LogText) -> int:
         """Return how much ``log`` looks like this engine's log (0: not at all)."""
@@ -52,8 +54,8 @@ def smallest(
     """
     values = [(to_int(h.groups[group] or ""), h) for h in hits]
     numbers = [(v, h) for v, h in values if v is not None]
-    for raw in sorted({h.groups[group] or "" for v, h in values if v is None}):
-        notes.append(f"{what} '{raw}' is not a whole token count; not used")
+    rejected = sorted({h.groups[group] or "" for v, h in values if v is None})
+    notes.extend(f"{what} '{raw}' is not a whole token count; not used" for raw in rejected)
     if not numbers:
         return None, None
     distinct = sorted({v for v, _ in numbers})

@@ -134,6 +134,7 @@ class SGLangParser(ServerLogParser):
     """SGLang: pool from max_total_num_tokens / KV Cache is allocated, role from server_args."""
 
     engine = "sglang"
+    launch_markers = (STARTUP,)
     signatures = (
         (STARTUP, 5),
         (re.compile(r"(?<![\w])max_total_num_tokens[`*'\"]*[ \t]*[=:]"), 5),

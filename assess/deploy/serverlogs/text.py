@@ -173,6 +173,22 @@ class LogText:
         """Return True when ``pattern`` matches a line or the joined view."""
         return pattern.search(self.text) is not None or pattern.search(self._joined[0]) is not None
 
+    def startup_offsets(self, markers: Sequence[re.Pattern[str]]) -> list[int]:
+        """Return where each startup begins (character offsets of its first line), in order.
+
+        The first marker in ``markers`` that occurs at all is used (see :meth:`last_startup`).
+        """
+        for marker in markers:
+            found = self.find_all(marker)
+            if found:
+                lines = sorted({hit.line - self.first_line for hit in found})
+                return [self._line_starts[index] for index in lines]
+        return []
+
+    def part(self, start: int, end: int) -> LogText:
+        """Return characters ``start:end`` as a log of their own, keeping the line numbers."""
+        return LogText(self.text[start:end], self.line_of(start))
+
     def last_startup(self, markers: Sequence[re.Pattern[str]]) -> tuple[LogText, int]:
         """Return the text from the last startup on, and how many startups the log shows.
 

@@ -60,7 +60,9 @@ MAX_CONCURRENCY = re.compile(
 # real paste: vllm-project/vllm#10517 "# GPU blocks: 1478, # CPU blocks: 2048"
 # The "# " is often lost to markdown (a heading marker): vllm-project/vllm#10517 "GPU blocks: 1952,
 # # CPU blocks: 2048".
-_DEVICE_BLOCKS = r"(?<![\w])#?[ \t]*(?:GPU|cuda|rocm|xpu|hpu|tpu|npu|neuron)[ \t]*blocks[ \t]*:[ \t]*(\d+)"
+_DEVICE_BLOCKS = (
+    r"(?<![\w])#?[ \t]*(?:GPU|cuda|rocm|xpu|hpu|tpu|npu|neuron)[ \t]*blocks[ \t]*:[ \t]*(\d+)"
+)
 GPU_BLOCKS = (  # "..., # CPU blocks" first: a number cut by a wrap is never read short
     re.compile(_DEVICE_BLOCKS + r"[ \t]*,", re.I),
     re.compile(_DEVICE_BLOCKS + r"[ \t]*$", re.I | _M),
@@ -93,8 +95,8 @@ REFUSAL_V0 = re.compile(
 #   f"{estimated}. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` ..."
 # (older builds say "GB" and omit the estimate; newer ones spell it "model's"). real pastes:
 # vllm-project/tpu-inference#223 ("models's ... (131072), (16.00 GiB ... (0.71 GiB) ... 5632"),
-# SergiioB/intel-arc-pro-b70-inference-cookbook#4 ("model's max seq len (100000), (4.26 GiB"). real paste: "max seq len (196608), (11.62 GiB KV
-# cache is needed, which is larger than the available KV cache memory (9.38 GiB). Based on the
+# SergiioB/intel-arc-pro-b70-inference-cookbook#4 ("model's max seq len (100000), (4.26 GiB"),
+# and: "max seq len (196608), (11.62 GiB KV cache is needed, which is larger than the available KV cache memory (9.38 GiB). Based on the
 # available memory, the estimated maximum model length is 158560."
 _REFUSAL_V1 = (
     flex("To serve at least one request with the") + r"[ \t]*models?[ \t]*'[ \t]*s[ \t]*"
@@ -125,6 +127,7 @@ class VLLMParser(ServerLogParser):
     """vLLM: pool from 'GPU KV cache size' (or blocks x block size), role from kv_role."""
 
     engine = "vllm"
+    launch_markers = STARTUPS
     signatures = (
         (API_VERSION, 5),
         (ENGINE_VERSION, 5),
