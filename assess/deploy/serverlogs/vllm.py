@@ -96,8 +96,9 @@ REFUSAL_V0 = re.compile(
 # (older builds say "GB" and omit the estimate; newer ones spell it "model's"). real pastes:
 # vllm-project/tpu-inference#223 ("models's ... (131072), (16.00 GiB ... (0.71 GiB) ... 5632"),
 # SergiioB/intel-arc-pro-b70-inference-cookbook#4 ("model's max seq len (100000), (4.26 GiB"),
-# and: "max seq len (196608), (11.62 GiB KV cache is needed, which is larger than the available KV cache memory (9.38 GiB). Based on the
-# available memory, the estimated maximum model length is 158560."
+# and: "max seq len (196608), (11.62 GiB KV cache is needed, which is larger than the available
+# KV cache memory (9.38 GiB). Based on the available memory, the estimated maximum model length
+# is 158560."
 _REFUSAL_V1 = (
     flex("To serve at least one request with the") + r"[ \t]*models?[ \t]*'[ \t]*s[ \t]*"
     + flex("max seq len (") + r"(\d+)\)[ \t]*,"
