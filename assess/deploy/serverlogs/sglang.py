@@ -43,6 +43,10 @@ CONTEXT_LEN = (
     re.compile(r"(?<![\w])context_len[ \t]*=[ \t]*(\d+)[ \t]*,"),
     keyed("context_len"),
 )
+# Hybrid sliding-window pools (sgl-project/sglang#24523: "DSv4 memory calculation: ...,
+# full_token=186368", swa_max_total_num_tokens): a prefill node admits min(max_total_num_tokens,
+# swa_max_total_num_tokens), so these alone are never taken as the pool.
+_SWA_ONLY = re.compile(r"swa_max_total_num_tokens[ \t]*[=:]|(?<![\w])full_token[ \t]*=")
 # Role in a listing or any paste ("- disaggregation_mode=prefill", "disaggregation_mode: decode").
 _LISTED_MODE = keyed("disaggregation_mode", r"(prefill|decode|null)\b")
 
@@ -139,6 +143,7 @@ class SGLangParser(ServerLogParser):
         (STARTUP, 5),
         (re.compile(r"(?<![\w])max_total_num_tokens[`*'\"]*[ \t]*[=:]"), 5),
         (re.compile(r"KV Cache is allocated"), 3),
+        (_SWA_ONLY, 3),
         (re.compile(r"The server is fired up and ready to roll"), 3),
         (re.compile(r"sglang", re.I), 1),
     )
@@ -160,6 +165,12 @@ class SGLangParser(ServerLogParser):
         if hit is not None:
             version = normalise_version(hit.value, notes)
             evidence["version"] = hit.cite()
+        if pool is None and last.contains(_SWA_ONLY):
+            notes.append(
+                "only the hybrid SWA pool figures (swa_max_total_num_tokens / full_token) are in "
+                "the log; the pool that admits requests can be smaller than either, so it is not "
+                "guessed: find the 'max_total_num_tokens=' line"
+            )
         if startups and pool is None:
             notes.append("the log stops before the KV cache was allocated (truncated or crashed?)")
         return ParsedServerLog(
