@@ -137,3 +137,27 @@ def test_each_launch_in_one_log_is_its_own_node(tmp_path: Path) -> None:
     assert result.verdict.value == "flag"  # a refused launch flags though another passed
     assert len(result.inputs) == 1
     assert by_name["runs#2"].notes[0].startswith("launch 2 of 2 in the log (lines ")
+
+
+@pytest.mark.parametrize(
+    ("name", "version"),
+    [
+        ("vllm-15960-v1-engine-line.log", "0.7.4.dev713+gb4961126"),
+        ("vllm-10517-v0-engine-config-fenced.md", "0.5.4"),
+        ("sglang-30233-listing.md", "0.5.11"),
+    ],
+)
+def test_real_versions(name: str, version: str) -> None:
+    (node,) = load_nodes([str(REAL / name)])
+    assert node.parsed.version == version
+
+
+def test_a_v0_engine_line_gives_the_version() -> None:
+    log = parse_text(
+        "INFO 02-10 17:12:31 llm_engine.py:234] Initializing a V0 LLM engine "
+        "(v0.6.4.post2.dev395+g02222a02.d20241217) with config: model='/home/cmq/x', "
+        "max_seq_len=2048, download_dir=None, load_format=auto,\n"
+    )  # vllm-project/vllm#13027
+    assert (log.engine, log.version, log.context_tokens) == (
+        "vllm", "0.6.4.post2.dev395+g02222a02.d20241217", 2048,
+    )  # fmt: skip

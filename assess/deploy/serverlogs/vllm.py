@@ -26,11 +26,13 @@ _NUM = NUMBER
 API_VERSION = re.compile(flex("vLLM API server version") + r"[ \t]*" + VERSION)
 # vllm/v1/engine/core.py (EngineCore.__init__):
 #   logger.info("Initializing a V1 LLM engine (v%s) with config: %s", VLLM_VERSION, vllm_config)
-# V0 vllm/engine/llm_engine.py: "Initializing an LLM engine (v%s) with config: ..."
+# V0 vllm/engine/llm_engine.py: "Initializing an LLM engine (v%s) with config: ..." (early 2025:
+# "Initializing a V0 LLM engine (v0.6.4.post2.dev395+g02222a02.d20241217)", vllm-project/vllm#13027;
+# early 2024 without a version: "Initializing an LLM engine with config:", vllm-project/vllm#2418)
 # real paste: "Initializing a V1 LLM engine (v0.10.2) with config: model='TinyLlama/...', ...,
 # max_seq_len=2048, download_dir=None, ..." (vllm-project/vllm#24162 and others)
 ENGINE_VERSION = re.compile(
-    r"Initializing[ \t]*an?[ \t]*(?:V1[ \t]*)?LLM[ \t]*engine[ \t]*\(" + VERSION + r"\)"
+    r"Initializing[ \t]*an?[ \t]*(?:V[01][ \t]*)?LLM[ \t]*engine[ \t]*\(" + VERSION + r"\)"
 )
 # A startup begins at the API server banner, or (offline / engine-only logs) at the engine line.
 STARTUPS = (API_VERSION, ENGINE_VERSION)
@@ -135,6 +137,8 @@ class VLLMParser(ServerLogParser):
         (GPU_KV_CACHE_SIZE, 5),
         (re.compile(r"Maximum concurrency for"), 3),
         (REFUSAL_V0, 3),
+        (re.compile(r"Initializing[ \t]*an?[ \t]*(?:V[01][ \t]*)?LLM[ \t]*engine"), 3),
+        (GPU_BLOCKS[0], 2),
         (re.compile(r"To serve at least one request with the models?'s max seq len"), 3),
         (re.compile(r"EngineCore|vllm\.entrypoints|\[api_server\.py"), 2),
         (re.compile(r"vllm", re.I), 1),
