@@ -161,3 +161,15 @@ def test_a_v0_engine_line_gives_the_version() -> None:
     assert (log.engine, log.version, log.context_tokens) == (
         "vllm", "0.6.4.post2.dev395+g02222a02.d20241217", 2048,
     )  # fmt: skip
+
+
+def test_sglang_per_rank_lines_fold_to_the_smallest_pool() -> None:
+    log = parse_text(
+        "[2025-11-04 05:27:13 DP0 TP0 EP0] KV Cache is allocated. #tokens: 524288, KV size: 17.16 GB\n"
+        "[2025-11-04 05:27:13 DP1 TP1 EP1] KV Cache is allocated. #tokens: 520192, KV size: 17.03 GB\n"
+        "[2025-11-04 05:27:14 gpu_id=2] KV Cache is allocated. #tokens: 522240, KV size: 17.10 GB\n"
+        "--context-length 131072 --disaggregation-mode decode\n"
+    )
+    assert (log.engine, log.pool_tokens, log.context_tokens) == ("sglang", 520192, 131072)
+    assert log.role is not None and log.role.value == "decode"
+    assert any("differs between ranks" in n for n in log.notes)
