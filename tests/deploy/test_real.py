@@ -165,8 +165,9 @@ def test_a_v0_engine_line_gives_the_version() -> None:
 
 def test_sglang_per_rank_lines_fold_to_the_smallest_pool() -> None:
     log = parse_text(
-        "[2025-11-04 05:27:13 DP0 TP0 EP0] KV Cache is allocated. #tokens: 524288, KV size: 17.16 GB\n"
-        "[2025-11-04 05:27:13 DP1 TP1 EP1] KV Cache is allocated. #tokens: 520192, KV size: 17.03 GB\n"
+        "[2025-11-04 05:27:13 DP0 TP0 EP0] KV Cache is allocated. #tokens: 524288, KV size: 17.16"
+        " GB\n[2025-11-04 05:27:13 DP1 TP1 EP1] KV Cache is allocated. #tokens: 520192, KV size: "
+        "17.03 GB\n"
         "[2025-11-04 05:27:14 gpu_id=2] KV Cache is allocated. #tokens: 522240, KV size: 17.10 GB\n"
         "--context-length 131072 --disaggregation-mode decode\n"
     )
