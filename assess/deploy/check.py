@@ -99,7 +99,8 @@ def check_deployment(
         verdict=verdict,
         fail_on=fail_on,
         advertised_context=advertised_context,
-        inputs=[n.input_file for n in logs if n.input_file is not None],
+        # one file may hold several launches (nodes): list each file once
+        inputs=list({n.input_file.path: n.input_file for n in logs if n.input_file}.values()),
     )
 
 

@@ -380,8 +380,30 @@ def one_sided(dep: Deployment) -> list[NodeFinding]:
 NodeRule = Callable[[NodeView, Deployment], list[NodeFinding]]
 DeploymentRule = Callable[[Deployment], list[NodeFinding]]
 
+
+def refused_without_pool(node: NodeView, dep: Deployment) -> list[NodeFinding]:
+    """vLLM refused to start and printed no pool figure (builds without the estimate)."""
+    settings = node.log.settings
+    if not settings.get("refused_to_start") or node.log.pool_tokens is not None:
+        return []
+    need, have = settings.get("kv_cache_needed_gib"), settings.get("kv_cache_available_gib")
+    sizes = f" ({need} GiB KV cache needed, {have} GiB available)" if need and have else ""
+    return [
+        _finding(
+            node.name, "engine-refused-to-start", Severity.HIGH,
+            f"{node.name}: the engine refused to start: its KV cache cannot hold one request of "
+            f"the configured length{sizes}",
+            "The configured context length does not fit the KV cache; this launch serves nothing "
+            "and a relaunch with other settings must be checked again.",
+            _fix_pool(node, node.log.context_tokens or 0),
+            _evidence(node, "settings.refused_to_start", "context_tokens"),
+        )
+    ]  # fmt: skip
+
+
 NODE_RULES: tuple[NodeRule, ...] = (
     inconclusive,
+    refused_without_pool,
     pool_vs_context,
     pool_vs_advertised,
     pool_vs_deployment,

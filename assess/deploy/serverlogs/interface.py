@@ -22,6 +22,8 @@ class ServerLogParser(ABC):
     engine: ClassVar[str]
     #: (pattern, weight): how strongly a match says "this is my engine's log".
     signatures: ClassVar[Sequence[tuple[re.Pattern[str], int]]]
+    #: Lines that begin a launch (the first that occurs at all marks every launch in a log).
+    launch_markers: ClassVar[Sequence[re.Pattern[str]]] = ()
 
     def score(self, log: LogText) -> int:
         """Return how much ``log`` looks like this engine's log (0: not at all)."""
@@ -42,13 +44,20 @@ def normalise_version(raw: str, notes: list[str]) -> str:
     return value
 
 
-def smallest(hits: Sequence[Hit], group: int, notes: list[str], what: str) -> tuple[int, Hit]:
+def smallest(
+    hits: Sequence[Hit], group: int, notes: list[str], what: str
+) -> tuple[int, Hit] | tuple[None, None]:
     """Return the smallest integer in ``group`` of ``hits`` (ranks print one line each).
 
-    A deployment is only as safe as its smallest pool; differing values are noted.
+    A deployment is only as safe as its smallest pool; differing values are noted. A value that
+    is not a count (non-integral, out of range) is noted and skipped; (None, None) if none is.
     """
     values = [(to_int(h.groups[group] or ""), h) for h in hits]
     numbers = [(v, h) for v, h in values if v is not None]
+    rejected = sorted({h.groups[group] or "" for v, h in values if v is None})
+    notes.extend(f"{what} '{raw}' is not a whole token count; not used" for raw in rejected)
+    if not numbers:
+        return None, None
     distinct = sorted({v for v, _ in numbers})
     if len(distinct) > 1:
         shown = ", ".join(f"{v:,}" for v in distinct)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from assess.deploy.models import NodeLog, Role
-from assess.deploy.serverlogs.registry import parse_source
+from assess.deploy.serverlogs.registry import parse_launches
 from assess.deploy.serverlogs.source import read_log
 from assess.kernel.errors import UsageError
 
@@ -72,13 +72,17 @@ def load_nodes(paths: Sequence[str], nodes: Sequence[tuple[Role, str]] = ()) -> 
     result: list[NodeLog] = []
     for path in ordered:
         source = read_log(path)
-        result.append(
-            NodeLog(
-                name=node_name(path, taken),
-                source=source.name,
-                parsed=parse_source(source),
-                role_override=override.get(path),
-                input_file=source.input_file,
+        launches = parse_launches(source)
+        name = node_name(path, taken)
+        for number, parsed in enumerate(launches, 1):
+            result.append(
+                NodeLog(
+                    # several launches in one log: each is its own node run, named by its order
+                    name=name if len(launches) == 1 else f"{name}#{number}",
+                    source=source.name,
+                    parsed=parsed,
+                    role_override=override.get(path),
+                    input_file=source.input_file,
+                )
             )
-        )
     return result

@@ -39,3 +39,28 @@ def parse_source(source: LogSource, engine: str | None = None) -> ParsedServerLo
         )
     parsed = parser.parse(log)
     return parsed.model_copy(update={"notes": notes + parsed.notes})
+
+
+def parse_launches(source: LogSource, engine: str | None = None) -> list[ParsedServerLog]:
+    """Return one parsed log per launch in ``source`` (users paste run after run into one file).
+
+    A launch begins at the engine's startup banner; the text before the first banner (exported
+    variables, the command) belongs to the first launch. A log with one launch (or none found)
+    gives what :func:`parse_source` gives.
+    """
+    if source.problem is not None:
+        return [parse_source(source, engine)]
+    log = LogText(clean(source.text))
+    parser = PARSERS[engine] if engine else detect(log)
+    starts = log.startup_offsets(parser.launch_markers) if parser else []
+    if parser is None or len(starts) < 2:
+        return [parse_source(source, engine)]
+    bounds = [0, *starts[1:], len(log.text)]
+    result = []
+    for number, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False), 1):
+        part = log.part(start, end)
+        parsed = parser.parse(part)
+        last = part.first_line + part.line_count - 1
+        where = f"launch {number} of {len(starts)} in the log (lines {part.first_line}-{last})"
+        result.append(parsed.model_copy(update={"notes": [where, *source.notes, *parsed.notes]}))
+    return result

@@ -15,7 +15,7 @@ from assess.deploy.serverlogs.interface import (
     normalise_version,
     smallest,
 )
-from assess.deploy.serverlogs.text import LogText, flex, to_int
+from assess.deploy.serverlogs.text import LogText, flex, keyed, to_int
 
 _M = re.M
 
@@ -30,13 +30,25 @@ STARTUP = re.compile(r"server_args[ \t]*=[ \t]*ServerArgs[ \t]*\(")
 #   f"available_gpu_mem={avail_mem:.2f} GB"
 # real paste: sgl-project/sglang#21395 "max_total_num_tokens=105600, chunked_prefill_size=4096,
 # max_prefill_tokens=16384, max_running_requests=2048, context_len=40960, available_gpu_mem=...".
-# Values must be followed by their comma, so a number cut by a line wrap is never read short;
-# older releases end the line at context_len, which the looser second pattern accepts.
-MAX_TOTAL_NUM_TOKENS = re.compile(r"(?<![\w])max_total_num_tokens[ \t]*=[ \t]*(\d+)[ \t]*,")
+# Values followed by their comma come first, so a number cut by a line wrap is never read short;
+# older releases end the line at context_len, and bug reports paste the values as a listing
+# ("- max_total_num_tokens=284928", "context_len: 1048576", "**context_len**: `1048576`",
+# sgl-project/sglang#30233), which the second pattern accepts (value last on its line or before
+# a separator). Neither is anchored to a line start.
+MAX_TOTAL_NUM_TOKENS = (
+    re.compile(r"(?<![\w])max_total_num_tokens[ \t]*=[ \t]*(\d+)[ \t]*,"),
+    keyed("max_total_num_tokens"),
+)
 CONTEXT_LEN = (
     re.compile(r"(?<![\w])context_len[ \t]*=[ \t]*(\d+)[ \t]*,"),
-    re.compile(r"(?<![\w])context_len[ \t]*=[ \t]*(\d+)[ \t]*$", _M),
+    keyed("context_len"),
 )
+# Hybrid sliding-window pools (sgl-project/sglang#24523: "DSv4 memory calculation: ...,
+# full_token=186368", swa_max_total_num_tokens): a prefill node admits min(max_total_num_tokens,
+# swa_max_total_num_tokens), so these alone are never taken as the pool.
+_SWA_ONLY = re.compile(r"swa_max_total_num_tokens[ \t]*[=:]|(?<![\w])full_token[ \t]*=")
+# Role in a listing or any paste ("- disaggregation_mode=prefill", "disaggregation_mode: decode").
+_LISTED_MODE = keyed("disaggregation_mode", r"(prefill|decode|null)\b")
 
 # python/sglang/srt/mem_cache/memory_pool.py (MHATokenToKVPool.__init__):
 #   f"KV Cache is allocated. #tokens: {size}, K size: {k_size / GB:.2f} GB, V size: ... GB"
@@ -44,7 +56,7 @@ CONTEXT_LEN = (
 # real pastes: sgl-project/sglang#21395 ("#tokens: 105600, K size: 7.26 GB, V size: 7.26 GB"),
 # "[2025-11-04 05:27:13 DP0 TP0 EP0] KV Cache is allocated. #tokens: 524288, KV size: 17.16 GB".
 KV_ALLOCATED = re.compile(
-    flex("KV Cache is allocated.") + r"[^\n]{0,80}?#[ \t]*tokens[ \t]*:[ \t]*(\d+)[ \t]*,"
+    flex("KV Cache is allocated.") + r"[^\n]{0,80}?#?[ \t]*tokens[ \t]*:[ \t]*(\d+)[ \t]*,"
 )
 
 # Version. SGLang's startup log does not print its own version (server_args has no version
@@ -126,10 +138,12 @@ class SGLangParser(ServerLogParser):
     """SGLang: pool from max_total_num_tokens / KV Cache is allocated, role from server_args."""
 
     engine = "sglang"
+    launch_markers = (STARTUP,)
     signatures = (
         (STARTUP, 5),
-        (re.compile(r"max_total_num_tokens="), 5),
+        (re.compile(r"(?<![\w])max_total_num_tokens[`*'\"]*[ \t]*[=:]"), 5),
         (re.compile(r"KV Cache is allocated"), 3),
+        (_SWA_ONLY, 3),
         (re.compile(r"The server is fired up and ready to roll"), 3),
         (re.compile(r"sglang", re.I), 1),
     )
@@ -151,6 +165,12 @@ class SGLangParser(ServerLogParser):
         if hit is not None:
             version = normalise_version(hit.value, notes)
             evidence["version"] = hit.cite()
+        if pool is None and last.contains(_SWA_ONLY):
+            notes.append(
+                "only the hybrid SWA pool figures (swa_max_total_num_tokens / full_token) are in "
+                "the log; the pool that admits requests can be smaller than either, so it is not "
+                "guessed: find the 'max_total_num_tokens=' line"
+            )
         if startups and pool is None:
             notes.append("the log stops before the KV cache was allocated (truncated or crashed?)")
         return ParsedServerLog(
@@ -173,10 +193,9 @@ class SGLangParser(ServerLogParser):
         )
 
     def _pool(self, log: LogText, evidence: dict[str, str], notes: list[str]) -> int | None:
-        for pattern in (MAX_TOTAL_NUM_TOKENS, KV_ALLOCATED):
-            hits = log.find_all(pattern)
-            if hits:
-                value, hit = smallest(hits, 0, notes, "the KV pool size")
+        for pattern in (*MAX_TOTAL_NUM_TOKENS, KV_ALLOCATED):
+            value, hit = smallest(log.find_all(pattern), 0, notes, "the KV pool size")
+            if value is not None and hit is not None:
                 evidence["pool_tokens"] = hit.cite()
                 return value
         return None
@@ -201,7 +220,11 @@ class SGLangParser(ServerLogParser):
         return to_int(hit.value)
 
     def _role(self, args: LogText, log: LogText, evidence: dict[str, str]) -> Role | None:
-        hit = args.find_last(server_arg("disaggregation_mode")) or log.find_last(_CLI_MODE)
+        hit = (
+            args.find_last(server_arg("disaggregation_mode"))
+            or log.find_last(_CLI_MODE)
+            or log.find_last(_LISTED_MODE)
+        )
         if hit is None:
             return None
         mode = str(scalar(hit.value)).lower()

@@ -8,7 +8,6 @@ server's log) are dropped while reading, so a multi-gigabyte log costs little me
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import re
@@ -17,7 +16,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 from assess.kernel.common import InputFile, hash_file
 from assess.kernel.errors import InputError
@@ -60,48 +59,102 @@ def read_log(path: str) -> LogSource:
         raise InputError(f"{p}: is a folder, not a log file", "Give the path of a log file.")
     if not p.exists():
         raise InputError(f"{p}: no such file", "Check the path and try again.")
-    info = hash_file(p)
     try:
+        if not p.is_file():  # a named pipe or a device: it can be read only once
+            data = p.read_bytes()
+            info = InputFile(path=str(p), bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+            return _decode(str(p), info, io.BytesIO(data))
+        info = hash_file(p)
         with p.open("rb") as handle:
             return _decode(str(p), info, handle)
     except OSError as exc:
         raise InputError(f"{p}: cannot be read ({exc.strerror or exc})") from exc
 
 
-def _open_stream(raw: BinaryIO) -> BinaryIO:
+def _open_stream(raw: BinaryIO) -> tuple[BinaryIO, bool]:
+    """Return a seekable stream and whether it holds gzip data."""
     if not raw.seekable():  # a pipe, e.g. <(kubectl logs ...)
         raw = io.BytesIO(raw.read())
     head = raw.read(2)
     raw.seek(0)
-    if head == _GZIP_MAGIC:
-        return cast(BinaryIO, gzip.GzipFile(fileobj=raw, mode="rb"))
-    return raw
+    return raw, head == _GZIP_MAGIC
 
 
-def _lines(name: str, stream: BinaryIO, notes: list[str]) -> Iterator[bytes]:
-    count = 0
-    try:
-        for line in stream:
-            count += 1
-            yield line
-    except EOFError:
-        notes.append(f"{name}: the gzip stream ends early (truncated); read what was there")
-    except (OSError, zlib.error) as exc:
-        if count == 0:
-            raise InputError(
-                f"{name}: corrupt gzip file ({exc})", "Give the original or a re-compressed log."
-            ) from exc
-        notes.append(f"{name}: the gzip stream is damaged ({exc}); read what was there")
+def _gunzip(name: str, raw: BinaryIO, notes: list[str]) -> Iterator[bytes]:
+    """Yield the decompressed bytes of every gzip member; a break is noted, never fatal.
+
+    Everything decompressed before a truncation or a corrupt block is kept (the caller keeps
+    its complete lines); trailing bytes that are not a gzip member are noted and ignored.
+    """
+    offset = 0  # compressed bytes consumed so far
+    produced = 0  # decompressed bytes: a break before any is a corrupt file
+    pending = b""
+    while True:
+        inflater = zlib.decompressobj(wbits=31)
+        while not inflater.eof:
+            chunk = pending or raw.read(1 << 16)
+            pending = b""
+            if not chunk:
+                notes.append(
+                    f"{name}: the gzip stream ends early (truncated) after {offset:,} compressed "
+                    "bytes; the complete lines before the break were read"
+                )
+                yield inflater.flush()
+                return
+            try:
+                out = inflater.decompress(chunk)
+            except zlib.error as exc:
+                if produced == 0:
+                    raise InputError(
+                        f"{name}: corrupt gzip file ({exc})",
+                        "Give the original or a re-compressed log.",
+                    ) from exc
+                notes.append(
+                    f"{name}: the gzip stream is damaged near compressed byte {offset:,} ({exc}); "
+                    "the complete lines before the break were read"
+                )
+                return
+            offset += len(chunk) - len(inflater.unused_data)
+            produced += len(out)
+            yield out
+        pending = inflater.unused_data or raw.read(1 << 16)
+        if not pending:
+            return
+        if not pending.startswith(_GZIP_MAGIC):
+            notes.append(
+                f"{name}: {len(pending) + len(raw.read()):,} bytes after the gzip data at "
+                f"compressed byte {offset:,} are not gzip (ignored)"
+            )
+            return
+
+
+def _lines(name: str, raw: BinaryIO, notes: list[str]) -> Iterator[bytes]:
+    """Yield the lines of ``raw`` (gzip or not); a gzip break drops only the cut last line."""
+    stream, gzipped = _open_stream(raw)
+    if not gzipped:
+        yield from stream
+        return
+    rest = b""
+    broken = len(notes)
+    for block in _gunzip(name, stream, notes):
+        rest += block
+        *complete, rest = rest.split(b"\n")
+        for line in complete:
+            yield line + b"\n"
+    if rest and len(notes) > broken:
+        last = rest[-60:].decode("utf-8", errors="replace")
+        notes.append(f"{name}: the cut last line was dropped (it ended '...{last}')")
+    elif rest:
+        yield rest
 
 
 def _decode(name: str, info: InputFile, raw: BinaryIO) -> LogSource:
     notes: list[str] = []
-    stream = _open_stream(raw)
     kept: list[bytes] = []
     size = 0
     dropped = 0
     sniff = bytearray()
-    for line in _utf8(_lines(name, stream, notes), notes, name):
+    for line in _utf8(_lines(name, raw, notes), notes, name):
         if len(sniff) < _SNIFF:
             sniff += line[: _SNIFF - len(sniff)]
         if _TRAFFIC.search(line):
@@ -113,7 +166,7 @@ def _decode(name: str, info: InputFile, raw: BinaryIO) -> LogSource:
         kept.append(line)
         size += len(line)
     if not sniff.strip() and not any(line.strip() for line in kept):
-        cut = any("gzip stream" in note for note in notes)
+        cut = any("gzip stream ends early" in note for note in notes)
         problem = "no text: the gzip stream ends early (truncated)" if cut else "the file is empty"
         return LogSource(name, info, "", problem, tuple(notes))
     if _looks_binary(bytes(sniff)):

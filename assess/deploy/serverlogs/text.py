@@ -173,6 +173,22 @@ class LogText:
         """Return True when ``pattern`` matches a line or the joined view."""
         return pattern.search(self.text) is not None or pattern.search(self._joined[0]) is not None
 
+    def startup_offsets(self, markers: Sequence[re.Pattern[str]]) -> list[int]:
+        """Return where each startup begins (character offsets of its first line), in order.
+
+        The first marker in ``markers`` that occurs at all is used (see :meth:`last_startup`).
+        """
+        for marker in markers:
+            found = self.find_all(marker)
+            if found:
+                lines = sorted({hit.line - self.first_line for hit in found})
+                return [self._line_starts[index] for index in lines]
+        return []
+
+    def part(self, start: int, end: int) -> LogText:
+        """Return characters ``start:end`` as a log of their own, keeping the line numbers."""
+        return LogText(self.text[start:end], self.line_of(start))
+
     def last_startup(self, markers: Sequence[re.Pattern[str]]) -> tuple[LogText, int]:
         """Return the text from the last startup on, and how many startups the log shows.
 
@@ -192,7 +208,53 @@ def flex(phrase: str) -> str:
     return r"[ \t]*".join(re.escape(word) for word in phrase.split())
 
 
+#: A token count as engines print it: 567978, 567,978 (vLLM formats with ``f"{n:,}"`` since
+#: vllm-project/vllm#13596), 1_048_576, or 5.68e5. Parse it with :func:`to_int`.
+NUMBER = r"(\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:_\d+)*(?:\.\d+)?(?:[eE][+]?\d+)?)"
+#: The largest count accepted as a value (int64, as engines store token counts).
+MAX_COUNT = 2**63 - 1
+_INTEGER = re.compile(r"\d+")
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")
+_SCIENTIFIC = re.compile(r"(\d+)(?:\.(\d+))?[eE]\+?(\d{1,3})")
+
+
+def keyed(key: str, value: str = NUMBER) -> re.Pattern[str]:
+    """Return a pattern for ``key=value`` / ``key: value`` anywhere in a line.
+
+    The key may be quoted or marked up (``'key'``, `` `key` ``, ``**key**``), as may the value;
+    the value must end its line or stand before a separator (``,;)}]|``), so a value cut by a
+    line wrap that runs on into the next line is not read short.
+    """
+    mark = r"[`*'\"]*"
+    return re.compile(
+        rf"(?<![\w.]){mark}{key}{mark}[ \t]*[=:][ \t]*{mark}{value}{mark}"
+        r"(?=[ \t]*(?:[,;)}\]|]|$))",
+        re.M,
+    )
+
+
 def to_int(raw: str) -> int | None:
-    """Return ``raw`` ('1,048,576', '681280') as an int, or None when it is not a number."""
-    digits = raw.replace(",", "").replace("_", "").strip()
-    return int(digits) if digits.isdigit() else None
+    """Return a printed token count as an int, or None when it is not one.
+
+    The one checked path for every number read from a log: '567978', '567,978' (groups of three),
+    '1_048_576' and '5.68e5' (568000) are values; a non-integral ('4.33', '5.6789e2'), negative,
+    badly grouped ('56,7978') or out-of-range (above 2**63 - 1) number is not.
+    """
+    text = raw.strip()
+    if _GROUPED.fullmatch(text):
+        text = text.replace(",", "")
+    text = text.replace("_", "") if re.fullmatch(r"\d+(?:_\d+)+", text) else text
+    if _INTEGER.fullmatch(text):
+        value = int(text)
+    else:
+        m = _SCIENTIFIC.fullmatch(text)
+        if m is None:
+            return None
+        whole, fraction, exponent = m.group(1), m.group(2) or "", int(m.group(3))
+        if len(fraction) > exponent and fraction[exponent:].strip("0"):
+            return None  # 5.6789e2 = 567.89: not a count
+        digits = whole + fraction[:exponent].ljust(exponent, "0")
+        if len(digits) > 20:
+            return None
+        value = int(digits)
+    return value if value <= MAX_COUNT else None

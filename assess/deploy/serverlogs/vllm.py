@@ -16,21 +16,23 @@ from assess.deploy.serverlogs.interface import (
     smallest,
 )
 from assess.deploy.serverlogs.sglang import scalar
-from assess.deploy.serverlogs.text import Hit, LogText, flex, to_int
+from assess.deploy.serverlogs.text import NUMBER, Hit, LogText, flex, to_int
 
 _M = re.M
-_NUM = r"(\d[\d,]*)"
+_NUM = NUMBER
 
 # vllm/entrypoints/openai/api_server.py: logger.info("vLLM API server version %s", VLLM_VERSION)
 # real paste: vllm-project/vllm#24162 "vLLM API server version 0.10.2.dev378+g4d7fe40fc.d20250829"
 API_VERSION = re.compile(flex("vLLM API server version") + r"[ \t]*" + VERSION)
 # vllm/v1/engine/core.py (EngineCore.__init__):
 #   logger.info("Initializing a V1 LLM engine (v%s) with config: %s", VLLM_VERSION, vllm_config)
-# V0 vllm/engine/llm_engine.py: "Initializing an LLM engine (v%s) with config: ..."
+# V0 vllm/engine/llm_engine.py: "Initializing an LLM engine (v%s) with config: ..." (early 2025:
+# "Initializing a V0 LLM engine (v0.6.4.post2.dev395+g02222a02.d20241217)", vllm-project/vllm#13027;
+# early 2024 without a version: "Initializing an LLM engine with config:", vllm-project/vllm#2418)
 # real paste: "Initializing a V1 LLM engine (v0.10.2) with config: model='TinyLlama/...', ...,
 # max_seq_len=2048, download_dir=None, ..." (vllm-project/vllm#24162 and others)
 ENGINE_VERSION = re.compile(
-    r"Initializing[ \t]*an?[ \t]*(?:V1[ \t]*)?LLM[ \t]*engine[ \t]*\(" + VERSION + r"\)"
+    r"Initializing[ \t]*an?[ \t]*(?:V[01][ \t]*)?LLM[ \t]*engine[ \t]*\(" + VERSION + r"\)"
 )
 # A startup begins at the API server banner, or (offline / engine-only logs) at the engine line.
 STARTUPS = (API_VERSION, ENGINE_VERSION)
@@ -58,7 +60,11 @@ MAX_CONCURRENCY = re.compile(
 # Older engines count blocks: V0 vllm/executor/executor_base.py "# %s blocks: %d, # CPU blocks: %d"
 # (device name: GPU, cuda, rocm, xpu...), early V1 kv_cache_utils "# GPU blocks: %d".
 # real paste: vllm-project/vllm#10517 "# GPU blocks: 1478, # CPU blocks: 2048"
-_DEVICE_BLOCKS = r"#[ \t]*(?:GPU|cuda|rocm|xpu|hpu|tpu|npu|neuron)[ \t]*blocks[ \t]*:[ \t]*(\d+)"
+# The "# " is often lost to markdown (a heading marker): vllm-project/vllm#10517 "GPU blocks: 1952,
+# # CPU blocks: 2048".
+_DEVICE_BLOCKS = (
+    r"(?<![\w])#?[ \t]*(?:GPU|cuda|rocm|xpu|hpu|tpu|npu|neuron)[ \t]*blocks[ \t]*:[ \t]*(\d+)"
+)
 GPU_BLOCKS = (  # "..., # CPU blocks" first: a number cut by a wrap is never read short
     re.compile(_DEVICE_BLOCKS + r"[ \t]*,", re.I),
     re.compile(_DEVICE_BLOCKS + r"[ \t]*$", re.I | _M),
@@ -89,11 +95,15 @@ REFUSAL_V0 = re.compile(
 #   f"({needed:.2f} GiB KV cache is needed, which is larger than the available KV cache memory "
 #   f"({available:.2f} GiB). Based on the available memory, the estimated maximum model length is "
 #   f"{estimated}. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` ..."
-# (older builds say "GB" and omit the estimate). real paste: "max seq len (196608), (11.62 GiB KV
-# cache is needed, which is larger than the available KV cache memory (9.38 GiB). Based on the
-# available memory, the estimated maximum model length is 158560."
+# (older builds say "GB" and omit the estimate; newer ones spell it "model's"). real pastes:
+# vllm-project/tpu-inference#223 ("models's ... (131072), (16.00 GiB ... (0.71 GiB) ... 5632"),
+# SergiioB/intel-arc-pro-b70-inference-cookbook#4 ("model's max seq len (100000), (4.26 GiB"),
+# and: "max seq len (196608), (11.62 GiB KV cache is needed, which is larger than the available
+# KV cache memory (9.38 GiB). Based on the available memory, the estimated maximum model length
+# is 158560."
 _REFUSAL_V1 = (
-    flex("To serve at least one request with the models's max seq len (") + r"(\d+)\)[ \t]*,"
+    flex("To serve at least one request with the") + r"[ \t]*models?[ \t]*'[ \t]*s[ \t]*"
+    + flex("max seq len (") + r"(\d+)\)[ \t]*,"
     + r"[ \t]*\([ \t]*(\d+(?:\.\d+)?)[ \t]*GI?B[ \t]*" + flex("KV cache is needed,")
     + r"[^\n]{0,80}?" + flex("available KV cache memory (") + r"(\d+(?:\.\d+)?)[ \t]*GI?B\)"
 )  # fmt: skip
@@ -120,11 +130,16 @@ class VLLMParser(ServerLogParser):
     """vLLM: pool from 'GPU KV cache size' (or blocks x block size), role from kv_role."""
 
     engine = "vllm"
+    launch_markers = STARTUPS
     signatures = (
         (API_VERSION, 5),
         (ENGINE_VERSION, 5),
         (GPU_KV_CACHE_SIZE, 5),
         (re.compile(r"Maximum concurrency for"), 3),
+        (REFUSAL_V0, 3),
+        (re.compile(r"Initializing[ \t]*an?[ \t]*(?:V[01][ \t]*)?LLM[ \t]*engine"), 3),
+        (GPU_BLOCKS[0], 2),
+        (re.compile(r"To serve at least one request with the models?'s max seq len"), 3),
         (re.compile(r"EngineCore|vllm\.entrypoints|\[api_server\.py"), 2),
         (re.compile(r"vllm", re.I), 1),
     )
@@ -210,13 +225,13 @@ class VLLMParser(ServerLogParser):
             settings["max_concurrency"] = float(concurrency.groups[1] or 0)
             evidence["settings.max_concurrency"] = concurrency.cite()
         hits = log.find_all(GPU_KV_CACHE_SIZE)
-        if hits:
-            value, hit = smallest(hits, 0, notes, "the KV pool size")
+        value, hit = smallest(hits, 0, notes, "the KV pool size")
+        if value is not None and hit is not None:
             evidence["pool_tokens"] = hit.cite()
             return value
         blocks = log.find_all(GPU_BLOCKS[0]) or log.find_all(GPU_BLOCKS[1])
-        if blocks:
-            count, hit = smallest(blocks, 0, notes, "the number of GPU blocks")
+        count, hit = smallest(blocks, 0, notes, "the number of GPU blocks")
+        if count is not None and hit is not None:
             size_hit = log.find_first_of(BLOCK_SIZES)
             block_size = to_int(size_hit.value) if size_hit else None
             settings["gpu_blocks"] = count
