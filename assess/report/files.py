@@ -7,9 +7,7 @@ fixed order, lists sorted, paths reduced to names, the date taken from the envir
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ from pathlib import Path
 
 from assess import __version__
 from assess.kernel.atomic import write_bytes
+from assess.kernel.csvfile import dict_csv_text
 from assess.kernel.errors import OutputError, UsageError
 from assess.report.models import Manifest, ManifestEntry, Report, ReportInput, Tool
 
@@ -81,31 +80,11 @@ def report_json_bytes(report: Report) -> bytes:
     return (report.model_dump_json(indent=2) + "\n").encode("utf-8")
 
 
-def _inert(value: str) -> str:
-    """Return ``value`` so a spreadsheet shows it as text, never runs it as a formula.
-
-    Log fields come from outside (ids, accounts, prompts): a cell starting with = + - @ or a
-    control character would be a formula in Excel or LibreOffice (OWASP "CSV injection"), so it
-    gets a leading apostrophe.
-    """
-    return "'" + value if value[:1] in _FORMULA_START else value
-
-
-_FORMULA_START = frozenset("=+-@\t\r")
-
-
 def affected_csv_bytes(rows: Sequence[Mapping[str, str]]) -> bytes:
-    """Return the affected requests as RFC 4180 CSV (CRLF rows, so a value holding a bare CR is
-    quoted too); cells that a spreadsheet would run as formulas are made inert (:func:`_inert`)."""
-    out = io.StringIO()
+    """Return the affected requests as RFC 4180 CSV through the kernel's one CSV writer (CRLF
+    rows, formula cells made inert: :mod:`assess.kernel.csvfile`)."""
     fields = list(rows[0]) if rows else ["request_id", "exposure"]
-    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\r\n", extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(
-        {key: _inert(value) if isinstance(value, str) else value for key, value in row.items()}
-        for row in rows
-    )
-    return out.getvalue().encode("utf-8")
+    return dict_csv_text(fields, rows).encode("utf-8")
 
 
 def write_review(
