@@ -27,11 +27,14 @@ _link = os.link
 
 
 def can_swap(target: Path) -> bool:
-    """True when ``target`` can be replaced by a swap: absent, or a folder (not a mount point)
-    whose parent is writable."""
+    """True when ``target`` can be replaced by a swap: absent, or a folder (not a mount point,
+    not the working folder or one above it) whose parent is writable."""
     real = target.resolve()
     if real.exists() and (not real.is_dir() or real.is_mount()):
         return False
+    cwd = Path.cwd().resolve()
+    if cwd == real or real in cwd.parents:
+        return False  # `--out .`: the shell would be left in a removed folder
     return real.parent.is_dir() and os.access(real.parent, os.W_OK | os.X_OK)
 
 
@@ -92,6 +95,15 @@ def _carry_over(old: Path, staging: Path, replaced: Collection[str]) -> None:
         if entry.is_symlink():
             os.symlink(os.readlink(entry), dest)
         elif entry.is_dir():
-            shutil.copytree(entry, dest, symlinks=True, copy_function=_link)
+            shutil.copytree(entry, dest, symlinks=True, copy_function=_link_or_copy)
         else:
-            _link(entry, dest)
+            _link_or_copy(entry, dest)
+
+
+def _link_or_copy(src: str | Path, dest: str | Path) -> None:
+    """Hard-link ``src`` to ``dest`` (the same file, no bytes copied); copy it where the file
+    system has no hard links."""
+    try:
+        _link(src, dest)
+    except OSError:
+        shutil.copy2(src, dest)

@@ -134,3 +134,31 @@ def test_a_new_review_replaces_the_old_and_keeps_other_files(
     assert _vendor_if_whole(out) != old_vendor
     _others_kept(out)
     assert sorted(p.name for p in out.parent.iterdir()) == ["review"]
+
+
+def test_the_working_folder_is_written_in_place_not_swapped(
+    run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    here = tmp_path / "work"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    inode = here.stat().st_ino
+    assert _review(run_cli, Path("."), OLD).exit_code == 0
+    assert (
+        here.stat().st_ino == inode
+    )  # the same folder: a shell in it is not left in a removed one
+    assert _vendor_if_whole(here) != ""
+
+
+def test_other_files_are_copied_where_hard_links_fail(
+    run_cli, old_review: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    out, old_vendor = old_review
+
+    def no_links(src: Path, dst: Path) -> None:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(atomic_dir, "_link", no_links)
+    assert _review(run_cli, out, NEW).exit_code == 0
+    assert _vendor_if_whole(out) != old_vendor
+    _others_kept(out)
