@@ -81,9 +81,25 @@ def swap_in(target: Path, fill: Callable[[Path], T], replaced: Collection[str]) 
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    _sync_folder(real.parent)
     if had_old:
         shutil.rmtree(old, ignore_errors=True)
     return result
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush the renames in ``folder`` to disk, where the system allows it (best effort: the
+    swap has happened, a power cut now may only bring the old folder back)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _carry_over(old: Path, staging: Path, replaced: Collection[str]) -> None:
