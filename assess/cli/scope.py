@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from datetime import datetime
 
 import typer
@@ -12,6 +10,7 @@ from rich.table import Table
 
 from assess.advisories.catalogue import get_advisory
 from assess.kernel.atomic import write_text_or_stdout
+from assess.kernel.csvfile import csv_text
 from assess.kernel.errors import UsageError
 from assess.kernel.output import progress_bar, stderr_console, stdout_console, to_json
 from assess.scope.accumulator import ScopeAccumulator, end_of_day, make_filter, require_evidence
@@ -51,9 +50,7 @@ def _when(value: str | None, option: str, until: bool = False) -> datetime | Non
 
 
 def _ids_csv(acc: ScopeAccumulator) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    columns = [
+    columns: list[object] = [
         "category",
         "request_id",
         "account_id",
@@ -62,11 +59,11 @@ def _ids_csv(acc: ScopeAccumulator) -> str:
         "status",
         "prompt_tokens",
     ]
-    writer.writerow(columns)
-    for category, rows in (("affected", acc.affected), ("possibly_affected", acc.unknown)):
-        for row in rows.rows():
+    rows: list[list[object]] = [columns]
+    for category, found in (("affected", acc.affected), ("possibly_affected", acc.unknown)):
+        for row in found.rows():
             moment = ns_to_datetime(row["timestamp"]).isoformat().replace("+00:00", "Z")
-            writer.writerow(
+            rows.append(
                 [
                     category,
                     row["request_id"],
@@ -77,7 +74,7 @@ def _ids_csv(acc: ScopeAccumulator) -> str:
                     row["prompt_tokens"],
                 ]
             )
-    return out.getvalue()
+    return csv_text(rows)
 
 
 def render(result: ScopeResult, console: Console) -> None:

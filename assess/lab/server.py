@@ -206,6 +206,9 @@ class LabHTTPServer(ThreadingHTTPServer):
     """A threading HTTP server that carries the lab engine and a log function."""
 
     daemon_threads = True
+    # socketserver listens with a backlog of 5: at concurrency 32 the kernel's accept queue
+    # overflowed and load tools saw resets. The kernel caps it at net.core.somaxconn (4096).
+    request_queue_size = 1024
 
     def __init__(self, address: tuple[str, int], engine: LabEngine, log: LogFn) -> None:
         super().__init__(address, LabHandler)

@@ -7,9 +7,7 @@ fixed order, lists sorted, paths reduced to names, the date taken from the envir
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +16,8 @@ from pathlib import Path
 
 from assess import __version__
 from assess.kernel.atomic import write_bytes
+from assess.kernel.atomic_dir import can_swap, swap_in
+from assess.kernel.csvfile import dict_csv_text
 from assess.kernel.errors import OutputError, UsageError
 from assess.report.models import Manifest, ManifestEntry, Report, ReportInput, Tool
 
@@ -27,6 +27,8 @@ REPORT_HTML = "report.html"
 REPORT_PDF = "report.pdf"
 AFFECTED_CSV = "affected-requests.csv"
 MANIFEST_JSON = "manifest.json"
+#: assess's own file names in a review folder: replaced by a new review, other files kept.
+REVIEW_FILES = (REPORT_JSON, REPORT_HTML, REPORT_PDF, AFFECTED_CSV, MANIFEST_JSON)
 
 
 @dataclass(frozen=True)
@@ -81,31 +83,11 @@ def report_json_bytes(report: Report) -> bytes:
     return (report.model_dump_json(indent=2) + "\n").encode("utf-8")
 
 
-def _inert(value: str) -> str:
-    """Return ``value`` so a spreadsheet shows it as text, never runs it as a formula.
-
-    Log fields come from outside (ids, accounts, prompts): a cell starting with = + - @ or a
-    control character would be a formula in Excel or LibreOffice (OWASP "CSV injection"), so it
-    gets a leading apostrophe.
-    """
-    return "'" + value if value[:1] in _FORMULA_START else value
-
-
-_FORMULA_START = frozenset("=+-@\t\r")
-
-
 def affected_csv_bytes(rows: Sequence[Mapping[str, str]]) -> bytes:
-    """Return the affected requests as RFC 4180 CSV (CRLF rows, so a value holding a bare CR is
-    quoted too); cells that a spreadsheet would run as formulas are made inert (:func:`_inert`)."""
-    out = io.StringIO()
+    """Return the affected requests as RFC 4180 CSV through the kernel's one CSV writer (CRLF
+    rows, formula cells made inert: :mod:`assess.kernel.csvfile`)."""
     fields = list(rows[0]) if rows else ["request_id", "exposure"]
-    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\r\n", extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(
-        {key: _inert(value) if isinstance(value, str) else value for key, value in row.items()}
-        for row in rows
-    )
-    return out.getvalue().encode("utf-8")
+    return dict_csv_text(fields, rows).encode("utf-8")
 
 
 def write_review(
@@ -117,12 +99,42 @@ def write_review(
 ) -> WrittenReview:
     """Write the review into ``out_dir`` and return what was written.
 
-    ``affected_rows`` (given when logs were scoped) becomes ``affected-requests.csv``. The manifest
-    is always written, last, and lists the SHA-256 of every input and every other output.
+    The review is built in a staging folder beside ``out_dir`` and swapped in
+    (:func:`assess.kernel.atomic_dir.swap_in`), so a crash leaves the old review or the new one;
+    files of the old folder that are not assess's own are kept. ``affected_rows`` (given when
+    logs were scoped) becomes ``affected-requests.csv``. The manifest is always written, last,
+    and lists the SHA-256 of every input and every other output.
 
     Raises:
         OutputError: when a file cannot be written.
     """
+    outputs = _outputs(report, formats, affected_rows)
+    manifest = build_manifest(report.inputs, outputs, command, report.generated_at)
+    files = {**outputs, MANIFEST_JSON: manifest_bytes(manifest)}  # the manifest last
+    if not can_swap(out_dir):
+        # A mount point or a folder whose parent is read-only: written file by file in place.
+        paths = [write_bytes(out_dir / name, data) for name, data in outputs.items()]
+        removed = _remove_stale(out_dir, set(outputs))
+        paths.append(write_bytes(out_dir / MANIFEST_JSON, files[MANIFEST_JSON]))
+        return WrittenReview(paths=paths, manifest=manifest, removed=removed)
+    stale = tuple(
+        out_dir / name
+        for name in REVIEW_FILES
+        if name not in outputs and (out_dir / name).is_file()
+    )
+
+    def fill(staging: Path) -> None:
+        for name, data in files.items():
+            write_bytes(staging / name, data)
+
+    swap_in(out_dir, fill, replaced=REVIEW_FILES)
+    return WrittenReview(paths=[out_dir / name for name in files], manifest=manifest, removed=stale)
+
+
+def _outputs(
+    report: Report, formats: Sequence[str], affected_rows: Sequence[Mapping[str, str]] | None
+) -> dict[str, bytes]:
+    """Return the review's files but the manifest, by name, in the order they are listed."""
     json_bytes = report_json_bytes(report)
     outputs: dict[str, bytes] = {}
     if "json" in formats:
@@ -137,11 +149,7 @@ def write_review(
         outputs[REPORT_PDF] = render_pdf(report, json_bytes)
     if affected_rows is not None:
         outputs[AFFECTED_CSV] = affected_csv_bytes(affected_rows)
-    paths = [write_bytes(out_dir / name, data) for name, data in outputs.items()]
-    removed = _remove_stale(out_dir, set(outputs))
-    manifest = build_manifest(report.inputs, outputs, command, report.generated_at)
-    paths.append(write_bytes(out_dir / MANIFEST_JSON, manifest_bytes(manifest)))
-    return WrittenReview(paths=paths, manifest=manifest, removed=removed)
+    return outputs
 
 
 def _remove_stale(out_dir: Path, written: set[str]) -> tuple[Path, ...]:

@@ -10,10 +10,12 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import itertools
 import zipfile
 from pathlib import Path
 from typing import Any
 
+from assess.kernel.csvfile import restore
 from assess.kernel.errors import InputError
 from assess.kernel.structured import Loc, read_text
 from assess.vendor.answers import AnswerSet
@@ -33,12 +35,12 @@ Row = tuple[int, dict[str, Any]]
 
 
 def _cell(value: Any) -> Any:
+    # Text is kept as written (a note's spaces, CRs and LFs included): the checks strip the
+    # values that are tokens (ids, evidence, yes/no, numbers), never a note or a ref.
     if isinstance(value, dt.datetime):
         return value.date().isoformat()
     if isinstance(value, dt.date):
         return value.isoformat()
-    if isinstance(value, str):
-        return value.strip()
     return value
 
 
@@ -46,7 +48,7 @@ def _xlsx_rows(path: Path) -> tuple[list[str], list[Row]]:
     from openpyxl import load_workbook  # imported here: only needed for xlsx
 
     try:
-        book = load_workbook(path, read_only=True, data_only=True)
+        book = load_workbook(path, read_only=True, data_only=False)
     except FileNotFoundError as exc:
         raise InputError(f"{path}: no such file", "Check the path and try again.") from exc
     except (zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
@@ -54,11 +56,40 @@ def _xlsx_rows(path: Path) -> tuple[list[str], list[Row]]:
             f"{path}: not an xlsx workbook ({exc})", "Give the .xlsx file, or save it as CSV."
         ) from exc
     sheet = book[SHEET] if SHEET in book.sheetnames else book.active
-    rows = list(sheet.iter_rows(values_only=True))
+    rows = [list(row) for row in sheet.iter_rows()]
     book.close()
     if not rows:
         raise InputError(f"{path}: the sheet is empty", "Export a fresh sheet and fill it in.")
-    return _split_header([(number, list(row)) for number, row in enumerate(rows, start=1)])
+    header, body = _split_header(
+        [(number, [cell.value for cell in row]) for number, row in enumerate(rows, start=1)]
+    )
+    _refuse_formulas(path, header, rows)
+    return header, body
+
+
+def _refuse_formulas(path: Path, header: list[str], rows: list[list[Any]]) -> None:
+    """Refuse formula cells in the columns the import reads.
+
+    The workbook is opened with formulas, not cached values: a formula's cached value is absent
+    when the file was written by a program that does not compute (openpyxl, some exports), and
+    read as blank it became a silent 'unknown'. An answer must be the text the vendor typed.
+
+    Raises:
+        InputError: listing every formula cell (row, column, formula).
+    """
+    read = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS)
+    found = [
+        f"row {number} column '{name}': {cell.value}"
+        for number, row in enumerate(rows, start=1)
+        for name, cell in zip(header, row, strict=False)
+        if name in read and getattr(cell, "data_type", None) == "f"
+    ]
+    if found:
+        raise InputError(
+            f"{path}: {len(found)} answer cell{'s' if len(found) > 1 else ''} hold a formula, "
+            "not an answer: " + "; ".join(found[:20]) + (" ..." if len(found) > 20 else ""),
+            "Type the answers as values (in Excel: copy the cells, Paste Special > Values).",
+        )
 
 
 def _split_header(rows: list[tuple[int, list[Any]]]) -> tuple[list[str], list[Row]]:
@@ -110,16 +141,31 @@ def _csv_rows(path: Path) -> tuple[list[str], list[Row]]:
     text = _csv_text(path)
     if not text.strip():
         raise InputError(f"{path}: the file is empty", "Export a fresh sheet and fill it in.")
-    # Excel writes ';' (continental locales) or tabs ("Unicode text") instead of commas.
-    top = "\n".join(text.split("\n", _HEADER_SEARCH)[:_HEADER_SEARCH])
-    delimiter = max((",", ";", "\t"), key=top.count)
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    delimiter = _delimiter(text)
+    # newline="": CR, LF and CRLF inside a quoted cell reach the reader as written.
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     rows: list[tuple[int, list[Any]]] = []
     try:
-        rows.extend((reader.line_num, list(row)) for row in reader)
+        rows.extend((reader.line_num, [restore(cell) for cell in row]) for row in reader)
     except csv.Error as exc:
         raise InputError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from exc
     return _split_header(rows)
+
+
+def _delimiter(text: str) -> str:
+    """Return the delimiter: Excel writes ';' (continental locales) or tabs ("Unicode text")
+    instead of commas. The one whose parse of the top rows finds the header (``id`` and
+    ``value`` columns) wins; else the most frequent in the top rows. Answers never decide it: a
+    vendor name full of semicolons made the old count pick ';'."""
+    top = "\n".join(text.split("\n", _HEADER_SEARCH)[:_HEADER_SEARCH])
+    for delimiter in (",", ";", "\t"):
+        try:
+            for row in itertools.islice(csv.reader(io.StringIO(top), delimiter=delimiter), 3):
+                if {"id", "value"} <= {c.strip().lower() for c in row}:
+                    return delimiter
+        except csv.Error:
+            continue
+    return max((",", ";", "\t"), key=top.count)
 
 
 def sheet_rows(path: Path | str) -> list[Row]:
@@ -142,7 +188,7 @@ def sheet_rows(path: Path | str) -> list[Row]:
 
 
 def _blank(value: Any) -> bool:
-    return value is None or value == ""
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def read_spreadsheet(path: Path | str, bank: Questionnaire) -> AnswerSet:
@@ -165,14 +211,17 @@ def read_spreadsheet(path: Path | str, bank: Questionnaire) -> AnswerSet:
             continue
         where_row[qid] = number
         if qid in (VENDOR_ROW, DATE_ROW):
-            meta[qid] = cells.get("value")
+            given = cells.get("value")
+            meta[qid] = given.strip() if isinstance(given, str) else given
             continue
         if _blank(cells.get("value")) and _blank(cells.get("evidence")):
             continue  # not answered: unknown
         entry = {"value": cells.get("value")}
-        for key in ("evidence", *OPTIONAL_COLUMNS):
-            if not _blank(cells.get(key)):
-                entry[key] = str(cells[key]).strip().lower() if key == "evidence" else cells[key]
+        if not _blank(cells.get("evidence")):
+            entry["evidence"] = str(cells["evidence"]).strip().lower()
+        for key in OPTIONAL_COLUMNS:
+            if cells.get(key) not in (None, ""):  # a note of spaces is kept as written
+                entry[key] = cells[key]
         answers[qid] = entry
     vendor_answer = answers.get("vendor.name", {}).get("value")
     data: dict[str, Any] = {

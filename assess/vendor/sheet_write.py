@@ -6,11 +6,11 @@ The columns are those :mod:`assess.vendor.sheet_read` reads back: ``id``, ``valu
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any
 
 from assess.kernel.common import EvidenceLevel
+from assess.kernel.csvfile import csv_text
 from assess.vendor.answers import AnswerSet
 from assess.vendor.questionnaire import UNKNOWN, AnswerType, Question, Questionnaire
 from assess.vendor.sheet_read import DATE_ROW, SHEET, VENDOR_ROW
@@ -87,10 +87,9 @@ def sheet_rows(bank: Questionnaire, answers: AnswerSet | None = None) -> list[li
 
 
 def to_csv(bank: Questionnaire, answers: AnswerSet | None = None) -> str:
-    """Return the questionnaire as CSV text."""
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(sheet_rows(bank, answers))
-    return out.getvalue()
+    """Return the questionnaire as CSV text (CRLF rows, formula cells inert; the import
+    undoes the guard: :mod:`assess.kernel.csvfile`)."""
+    return csv_text(sheet_rows(bank, answers))
 
 
 def to_xlsx(bank: Questionnaire, answers: AnswerSet | None = None) -> bytes:
