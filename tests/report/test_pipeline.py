@@ -62,6 +62,12 @@ def test_raw_inputs_are_scored_scoped_and_checked(raw_review: Path) -> None:
     titles = [f["title"] for f in doc["findings"]]
     assert len(titles) == len(set(titles))
     assert not any(t.startswith("sglang-prefill: ") for t in titles)
+    # raw answers are scored here: the uncapped total and its sections are in the report
+    scoring = doc["scoring"]
+    assert sum(scoring["section_points"].values()) == scoring["points_total"] >= doc["score"]
+    html = (raw_review / "report.html").read_text()
+    assert f"before the cap the findings add up to {scoring['points_total']} points" in html
+    assert "sets the tier to critical, whatever the points add up to" in html
 
 
 def test_affected_requests_csv_lists_received_and_possibly_affected(raw_review: Path) -> None:

@@ -42,7 +42,40 @@ def test_probe_leak_contradicts_claimed_isolation() -> None:
     ]
     assert finding.evidence_level is not None and finding.evidence_level.value == "verified"
     assert "1 hit(s) in 200 probe(s)" in finding.detail
-    assert (result.score, result.tier.value) == (41, "high")
+    # 41 points is tier high by the numbers; a leak the probe demonstrated against a claim of
+    # isolation is decisive (scoring.decisive in the questionnaire): tier critical
+    assert (result.score, result.tier.value) == (41, "critical")
+    assert [(d.rule, d.finding) for d in result.decided_by] == [
+        ("verified-contradiction", "attestation-contradicted.probe-leak")
+    ]
+
+
+def test_one_contradicting_startup_log_makes_an_excellent_vendor_critical() -> None:
+    plain = score("well-run")
+    result = score("well-run", deploy="deploy-pool-only.json")
+    assert plain.tier.value == "low"
+    contradicted = [f.id for f in result.findings if f.contradiction]
+    assert contradicted == ["attestation-contradicted.kv-pool.prefill-0"]
+    assert result.score < 70  # the points alone would say high
+    assert result.tier.value == "critical"
+    assert [d.rule for d in result.decided_by] == ["verified-contradiction"]
+
+
+def test_demonstrated_leak_without_claims_is_decisive_too() -> None:
+    result = score("incident-like", probe="probe-leak.json")
+    assert result.tier.value == "critical"
+    assert ("leak-demonstrated", "probe-leak-found") in [
+        (d.rule, d.finding) for d in result.decided_by
+    ]
+
+
+def test_without_decisive_rules_the_points_decide() -> None:
+    bank, answers = load_answers_and_bank(REPO / "samples" / "vendors" / "well-run.yaml")
+    bank = bank.model_copy(update={"scoring": bank.scoring.model_copy(update={"decisive": []})})
+    result = score_answers(
+        bank, answers, load_advisories(), probe=load_probe(S / "probe-leak.json")
+    )
+    assert (result.score, result.tier.value, result.decided_by) == (41, "high", [])
 
 
 def test_probe_leak_without_claims_is_a_plain_critical_finding() -> None:

@@ -15,8 +15,15 @@ from assess.vendor.scoring.checks import CHECKS
 from assess.vendor.scoring.contradictions import deploy_findings, probe_findings
 from assess.vendor.scoring.evidence import DeployEvidence, ProbeEvidence
 from assess.vendor.scoring.findings import Context
-from assess.vendor.scoring.formula import formula_text, score_of, tier_of
-from assess.vendor.scoring.models import QuestionnaireRef, ScoreFinding, ScoreResult, VendorRef
+from assess.vendor.scoring.formula import decided_by, formula_text, score_of, tier_of, total_of
+from assess.vendor.scoring.models import (
+    Decision,
+    QuestionnaireRef,
+    ScoreFinding,
+    ScoreResult,
+    Tier,
+    VendorRef,
+)
 from assess.vendor.scoring.rules import evaluate_rules
 
 __all__ = ["score_answers"]
@@ -30,6 +37,20 @@ def _ordered(findings: list[ScoreFinding]) -> list[ScoreFinding]:
         seen[f.id] = count + 1
         unique.append(f if count == 0 else f.model_copy(update={"id": f"{f.id}.{count + 1}"}))
     return unique
+
+
+def section_points(questionnaire: Questionnaire, findings: list[ScoreFinding]) -> dict[str, int]:
+    """Return the points per section (every section of the bank, 0 when nothing scored there).
+
+    A finding counts in the section of the first question it rests on; one resting only on
+    evidence counts under ``evidence``.
+    """
+    known = questionnaire.by_id()
+    out = {q.section: 0 for q in questionnaire.questions}
+    for f in findings:
+        section = next((known[q].section for q in f.rests_on if q in known), "evidence")
+        out[section] = out.get(section, 0) + f.points
+    return out
 
 
 def score_answers(
@@ -56,6 +77,7 @@ def score_answers(
     points = questionnaire.scoring.points
     findings = [f.model_copy(update={"points": points[f.severity]}) for f in _ordered(found)]
     score = score_of(findings, questionnaire.scoring)
+    by_id = {r.id: r for r in questionnaire.scoring.decisive}
     name = answers.value("vendor.name")
     service = answers.value("vendor.service")
     return ScoreResult(
@@ -72,4 +94,10 @@ def score_answers(
         findings=findings,
         answers=dict(sorted(answers.answers.items())),
         inputs=list(inputs),
+        points_total=total_of(findings, questionnaire.scoring),
+        section_points=section_points(questionnaire, findings),
+        decided_by=[
+            Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier))
+            for rule, fid in decided_by(findings, questionnaire.scoring)
+        ],
     )
