@@ -67,6 +67,14 @@ def print_score(result: ScoreResult, console: Console) -> None:
     sections = ", ".join(f"{k} {v}" for k, v in result.section_points.items())
     if sections:
         console.print(f"Points by section: {sections}", markup=False)
+    for e in result.evidence:
+        about = "about this vendor" if e.about_vendor else "NOT about this vendor"
+        scored = "scored" if e.scored else "not scored"
+        console.print(
+            f"Evidence ({e.kind}): {e.endpoint or '-'} model {e.model or '?'}: {about} "
+            f"({e.reason}); {scored}",
+            markup=False,
+        )
     for d in result.decided_by:
         console.print(
             f"Tier set to {d.tier.value} by decisive rule {d.rule} (finding {d.finding})",

@@ -155,3 +155,35 @@ def test_evidence_given_as_answers_is_one_clear_problem() -> None:
     assert info.value.message.endswith(
         "deploy-incident.json:3: this is an assess.deploy-check document, not an answers file"
     )
+
+
+def test_loopback_probe_of_another_model_is_labelled_and_not_scored() -> None:
+    """The lab's leaky probe (127.0.0.1, model lab-glm-5.3) is not evidence against a vendor."""
+    bank, answers = load_answers_and_bank(REPO / "samples" / "vendors" / "well-run.yaml")
+    lab = load_probe(REPO / "samples" / "probes" / "leaky-lab.json")
+    plain = score_answers(bank, answers, load_advisories())
+    result = score_answers(bank, answers, load_advisories(), probe=lab)
+    (binding,) = result.evidence
+    assert (binding.about_vendor, binding.scored) == (False, False)
+    assert binding.reason.startswith("loopback host (127.0.0.1): a lab or simulation")
+    assert not any(f.contradiction for f in result.findings)
+    (label,) = [f for f in result.findings if f.id == "evidence-not-about-vendor.probe"]
+    assert (label.severity.value, label.points) == ("info", 0)
+    assert (result.score, result.tier) == (plain.score, plain.tier)
+    vouched = score_answers(bank, answers, load_advisories(), probe=lab, evidence_for_vendor=True)
+    assert vouched.evidence[0].scored and vouched.tier.value == "critical"
+
+
+def test_probe_of_another_model_on_a_real_host_is_not_about_the_vendor() -> None:
+    bank, answers = load_answers_and_bank(REPO / "samples" / "vendors" / "well-run.yaml")
+    probe = load_probe(S / "probe-leak.json").model_copy(update={"model": "llama-3-8b"})
+    result = score_answers(bank, answers, load_advisories(), probe=probe)
+    assert result.evidence[0].reason.startswith("another model (llama-3-8b")
+    assert result.tier.value == "low"
+
+
+def test_probe_of_the_vendors_model_is_about_the_vendor() -> None:
+    result = score("well-run", probe="probe-leak.json")
+    (binding,) = result.evidence
+    assert binding.about_vendor and binding.scored
+    assert binding.endpoint == "https://api.example.com/v1"

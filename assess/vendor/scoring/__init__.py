@@ -11,8 +11,9 @@ from assess.advisories.models import Advisory
 from assess.kernel.common import InputFile, Severity
 from assess.vendor.answers import AnswerSet
 from assess.vendor.questionnaire import Questionnaire
+from assess.vendor.scoring.binding import bind_probe
 from assess.vendor.scoring.checks import CHECKS
-from assess.vendor.scoring.contradictions import deploy_findings, probe_findings
+from assess.vendor.scoring.contradictions import deploy_findings, not_about, probe_findings
 from assess.vendor.scoring.evidence import DeployEvidence, ProbeEvidence
 from assess.vendor.scoring.findings import Context
 from assess.vendor.scoring.formula import decided_by, formula_text, score_of, tier_of, total_of
@@ -60,18 +61,24 @@ def score_answers(
     probe: ProbeEvidence | None = None,
     deploy: DeployEvidence | None = None,
     inputs: Iterable[InputFile] = (),
+    evidence_for_vendor: bool = False,
 ) -> ScoreResult:
     """Score ``answers`` against ``questionnaire``, the advisories and optional evidence.
 
     Returns the findings (most severe first, then by id), each with its points, the score
     (``min(cap, sum of points)``), the tier and the formula's text. Never raises for valid models.
+    A probe not about the vendor (loopback host, another model) is labelled in ``evidence`` and
+    does not score unless ``evidence_for_vendor``.
     """
     ctx = Context(bank=questionnaire, answers=answers, advisories=advisories)
     found = evaluate_rules(ctx)
     for check in questionnaire.checks:
         found += CHECKS[check](ctx)
+    bindings = []
     if probe is not None:
-        found += probe_findings(ctx, probe)
+        binding = bind_probe(answers, probe.endpoint, probe.model, evidence_for_vendor)
+        bindings.append(binding)
+        found += probe_findings(ctx, probe) if binding.scored else [not_about(ctx, binding)]
     if deploy is not None:
         found += deploy_findings(ctx, deploy)
     points = questionnaire.scoring.points
@@ -96,6 +103,7 @@ def score_answers(
         inputs=list(inputs),
         points_total=total_of(findings, questionnaire.scoring),
         section_points=section_points(questionnaire, findings),
+        evidence=bindings,
         decided_by=[
             Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier))
             for rule, fid in decided_by(findings, questionnaire.scoring)

@@ -11,6 +11,7 @@ from pydantic import Field
 from assess.kernel.common import Finding, InputFile, Severity
 from assess.kernel.model import Model
 from assess.vendor.answers import CheckedAnswer
+from assess.vendor.scoring.binding import EvidenceBinding
 
 
 class Tier(StrEnum):
@@ -79,6 +80,9 @@ class ScoreResult(Model):
     section_points: dict[str, int] = Field(
         default_factory=dict,
         description="Points per questionnaire section (the first question a finding rests on)",
+    )
+    evidence: list[EvidenceBinding] = Field(
+        default_factory=list, description="What each evidence item is about; whether it scored"
     )
     decided_by: list[Decision] = Field(
         default_factory=list, description="Decisive rules that set the tier whatever the points"
