@@ -182,6 +182,10 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Review the shipped samples (see DEMO_HELP)."""
+        typer.echo(
+            "Demo: the probe evidence is a simulation, a run against the local lab "
+            "(127.0.0.1), not the vendor's service; the review labels it and does not score it."
+        )
         run_report(demo_request(), out, FORMATS)
 
 

@@ -37,6 +37,11 @@ def register(app: typer.Typer) -> None:
         questionnaire: str | None = typer.Option(
             None, "--questionnaire", help="Questionnaire id or file (default: the one named)."
         ),
+        evidence_for_vendor: bool = typer.Option(
+            False,
+            "--evidence-for-vendor",
+            help="Score probe evidence even if its host or model is not the vendor's.",
+        ),
     ) -> None:
         """Score a vendor's answers: findings, a 0-100 risk score (higher is riskier) and a tier.
 
@@ -48,7 +53,13 @@ def register(app: typer.Typer) -> None:
         deploy_doc = load_deploy_check(deploy_check) if deploy_check else None
         inputs = [hash_file(p) for p in (answers, probe, deploy_check) if p is not None]
         result = score_answers(
-            bank, checked, load_advisories(), probe=probe_doc, deploy=deploy_doc, inputs=inputs
+            bank,
+            checked,
+            load_advisories(),
+            probe=probe_doc,
+            deploy=deploy_doc,
+            inputs=inputs,
+            evidence_for_vendor=evidence_for_vendor,
         )
         if json_out is not None:
             write_text_or_stdout(json_out, to_json(result))

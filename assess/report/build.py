@@ -100,6 +100,13 @@ def build_report(
             questionnaire_version=str(score.questionnaire.version),
             formula=score.formula,
             severity_counts=counts,
+            # None: a score document written before points_total existed does not say
+            points_total=score.points_total if "points_total" in score.model_fields_set else None,
+            section_points=score.section_points,
+            decided_by=[
+                f"Finding {d.finding} matched decisive rule {d.rule}: tier {d.tier}."
+                for d in score.decided_by
+            ],
         ),
         summary=summary,
         findings=findings,

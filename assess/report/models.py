@@ -73,6 +73,14 @@ class VendorName(_View):
     service: str = ""
 
 
+class DecisionView(_View):
+    """One ``decided_by`` entry of ``assess.score``: a decisive rule that set the tier."""
+
+    rule: str
+    finding: str
+    tier: Tier
+
+
 class ScoreView(_View):
     """The ``assess.score`` document."""
 
@@ -85,6 +93,9 @@ class ScoreView(_View):
     formula: str = ""
     findings: list[FindingView] = Field(default_factory=list)
     answers: dict[str, AnswerView] = Field(default_factory=dict)
+    points_total: int | None = None
+    section_points: dict[str, int] = Field(default_factory=dict)
+    decided_by: list[DecisionView] = Field(default_factory=list)
 
 
 class AccountCount(_View):
@@ -240,6 +251,15 @@ class Scoring(Model):
     questionnaire_version: str = ""
     formula: str
     severity_counts: dict[str, int]
+    points_total: int | None = Field(
+        default=None, description="The findings' points before the cap (None: not stated)"
+    )
+    section_points: dict[str, int] = Field(
+        default_factory=dict, description="Points per questionnaire section"
+    )
+    decided_by: list[str] = Field(
+        default_factory=list, description="Decisive rules that set the tier, in words"
+    )
 
 
 class Summary(Model):

@@ -9,11 +9,11 @@ live in :meth:`Questionnaire.problems` so the reader can report them with their 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from assess.kernel.common import Severity
+from assess.kernel.common import EvidenceLevel, Severity
 from assess.kernel.model import Model
 
 Loc = tuple[str | int, ...]
@@ -144,6 +144,28 @@ class Tiers(Model):
         return self
 
 
+class DecisiveRule(Model):
+    """A finding that decides the tier whatever the points (``scoring.decisive``).
+
+    A finding matches when every given test holds: ``contradiction`` (evidence contradicts a
+    claim), ``evidence`` (its evidence level is at least this), ``ids`` (its id starts with one
+    of these).
+    """
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
+    tier: Literal["medium", "high", "critical"]
+    why: str = Field(min_length=1)
+    contradiction: bool | None = None
+    evidence: EvidenceLevel | None = None
+    ids: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _some_test(self) -> DecisiveRule:
+        if self.contradiction is None and self.evidence is None and not self.ids:
+            raise ValueError("a decisive rule needs contradiction, evidence or ids")
+        return self
+
+
 class Scoring(Model):
     """The numbers of the score formula (the formula's text is generated from them)."""
 
@@ -153,6 +175,9 @@ class Scoring(Model):
     unknown_critical_severity: Severity = Severity.HIGH
     attested_only_severity: Severity = Severity.LOW
     contradiction_severity: Severity = Severity.CRITICAL
+    decisive: list[DecisiveRule] = Field(
+        default_factory=list, description="Findings that set the tier whatever the points"
+    )
 
     @model_validator(mode="after")
     def _complete(self) -> Scoring:
@@ -216,6 +241,12 @@ class Questionnaire(Model):
                         "raise the score",
                     )
                 )
+        decisive_ids: set[str] = set()
+        for index, decisive in enumerate(self.scoring.decisive):
+            if decisive.id in decisive_ids:
+                where_d: Loc = ("scoring", "decisive", index, "id")
+                found.append((where_d, f"duplicate decisive rule id '{decisive.id}'"))
+            decisive_ids.add(decisive.id)
         rule_ids: set[str] = set()
         for index, rule in enumerate(self.rules):
             if rule.id in rule_ids:

@@ -59,7 +59,27 @@ def print_score(result: ScoreResult, console: Console) -> None:
         f"{n} {s.value}" for s, n in sorted(result.counts.items(), key=lambda i: -i[0].rank) if n
     )
     console.print(f"Findings: {counts or 'none'}", markup=False)
-    console.print(f"Score: {result.score}/100   Tier: {result.tier.value}", markup=False)
+    console.print(
+        f"Score: {result.score}/100   Tier: {result.tier.value}   "
+        f"Points before the cap: {result.points_total}",
+        markup=False,
+    )
+    sections = ", ".join(f"{k} {v}" for k, v in result.section_points.items())
+    if sections:
+        console.print(f"Points by section: {sections}", markup=False)
+    for e in result.evidence:
+        about = "about this vendor" if e.about_vendor else "NOT about this vendor"
+        scored = "scored" if e.scored else "not scored"
+        console.print(
+            f"Evidence ({e.kind}): {e.endpoint or '-'} model {e.model or '?'}: {about} "
+            f"({e.reason}); {scored}",
+            markup=False,
+        )
+    for d in result.decided_by:
+        console.print(
+            f"Tier set to {d.tier.value} by decisive rule {d.rule} (finding {d.finding})",
+            markup=False,
+        )
     console.print(f"Formula: {result.formula}", markup=False)
 
 

@@ -225,3 +225,19 @@ def test_a_scope_document_needs_no_incident_but_refuses_another(module_tmp: Path
     bad = invoke(*base, "--incident", "other-leak", "--out", str(module_tmp / "never"))
     assert bad.exit_code == 2
     assert "scoped against advisory 'glm-5.3-kv-leak', not 'other-leak'" in bad.output
+
+
+def test_method_section_says_what_adds_points_and_what_decides(fast_review: Path) -> None:
+    doc = json.loads((fast_review / "report.json").read_text())
+    scoring = doc["scoring"]
+    # the fixture is a score document written before these keys existed: nothing is made up
+    assert (scoring["points_total"], scoring["section_points"], scoring["decided_by"]) == (
+        None,
+        {},
+        [],
+    )
+    html = (fast_review / "report.html").read_text()
+    assert "a canary probe's findings and a deployment check's findings" in html
+    # its formula names no decisive rule, so the review does not claim one was applied
+    assert "Decisive evidence" not in html
+    assert "before the cap" not in html

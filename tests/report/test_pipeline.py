@@ -62,6 +62,12 @@ def test_raw_inputs_are_scored_scoped_and_checked(raw_review: Path) -> None:
     titles = [f["title"] for f in doc["findings"]]
     assert len(titles) == len(set(titles))
     assert not any(t.startswith("sglang-prefill: ") for t in titles)
+    # raw answers are scored here: the uncapped total and its sections are in the report
+    scoring = doc["scoring"]
+    assert sum(scoring["section_points"].values()) == scoring["points_total"] >= doc["score"]
+    html = (raw_review / "report.html").read_text()
+    assert f"before the cap the findings add up to {scoring['points_total']} points" in html
+    assert "sets the tier to critical, whatever the points add up to" in html
 
 
 def test_affected_requests_csv_lists_received_and_possibly_affected(raw_review: Path) -> None:
@@ -130,6 +136,12 @@ def test_demo_writes_every_file_and_prints_the_paths(demo: tuple[Path, str]) -> 
         assert str(out / name) in output
     assert "CRITICAL risk" in output
     html5lib.HTMLParser(strict=True).parse((out / "report.html").read_bytes())
+    # the lab probe is a simulation: labelled, shown, not scored against the sample vendor
+    assert "Demo: the probe evidence is a simulation" in output
+    findings = json.loads((out / "report.json").read_text())["findings"]
+    (label,) = [f for f in findings if f["id"] == "evidence-not-about-vendor.probe"]
+    assert label["severity"] == "info" and "loopback host (127.0.0.1)" in label["title"]
+    assert not any(f["contradiction"] and "evidence:probe" in f["rests_on"] for f in findings)
 
 
 def test_demo_pdf_shows_what_report_json_says(demo: tuple[Path, str]) -> None:
@@ -196,7 +208,9 @@ def test_a_score_computed_without_the_evidence_does_not_claim_it_was_checked(
     assert "does not contradict" not in html
     html5lib.HTMLParser(strict=True).parse(html)
     # a score computed with that probe has weighed it: nothing to warn about
-    with_probe = ["score", str(vendor), "--probe", str(probe), "--json", str(src / "with.json")]
+    # (the lab's probe is not about this vendor: --evidence-for-vendor makes it score)
+    with_probe = ["score", str(vendor), "--probe", str(probe), "--evidence-for-vendor"]
+    with_probe += ["--json", str(src / "with.json")]
     assert invoke(*with_probe).exit_code in (0, 1)
     out2 = module_tmp / "score-with-probe-out"
     args = ["report", "-q", str(src / "with.json"), "--probe", str(probe), "--out", str(out2)]

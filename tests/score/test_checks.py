@@ -88,8 +88,8 @@ def test_unknown_critical_answers_are_risk_not_zero() -> None:
 def test_attested_claims_are_weaker_than_documented_ones() -> None:
     attested = findings("  isolation.kv_canaries: {value: yes, evidence: attested}\n")
     documented = findings("  isolation.kv_canaries: {value: yes, evidence: documented}\n")
-    assert attested["attested-only.isolation.kv_canaries"] == "low"
-    assert "attested-only.isolation.kv_canaries" not in documented
+    assert attested["attested-only"] == "low"
+    assert "attested-only" not in documented
     assert "unknown-answer.isolation.kv_canaries" not in attested
 
 

@@ -42,7 +42,40 @@ def test_probe_leak_contradicts_claimed_isolation() -> None:
     ]
     assert finding.evidence_level is not None and finding.evidence_level.value == "verified"
     assert "1 hit(s) in 200 probe(s)" in finding.detail
-    assert (result.score, result.tier.value) == (41, "high")
+    # 41 points is tier high by the numbers; a leak the probe demonstrated against a claim of
+    # isolation is decisive (scoring.decisive in the questionnaire): tier critical
+    assert (result.score, result.tier.value) == (41, "critical")
+    assert [(d.rule, d.finding) for d in result.decided_by] == [
+        ("verified-contradiction", "attestation-contradicted.probe-leak")
+    ]
+
+
+def test_one_contradicting_startup_log_makes_an_excellent_vendor_critical() -> None:
+    plain = score("well-run")
+    result = score("well-run", deploy="deploy-pool-only.json")
+    assert plain.tier.value == "low"
+    contradicted = [f.id for f in result.findings if f.contradiction]
+    assert contradicted == ["attestation-contradicted.kv-pool.prefill-0"]
+    assert result.score < 70  # the points alone would say high
+    assert result.tier.value == "critical"
+    assert [d.rule for d in result.decided_by] == ["verified-contradiction"]
+
+
+def test_demonstrated_leak_without_claims_is_decisive_too() -> None:
+    result = score("incident-like", probe="probe-leak.json")
+    assert result.tier.value == "critical"
+    assert ("leak-demonstrated", "probe-leak-found") in [
+        (d.rule, d.finding) for d in result.decided_by
+    ]
+
+
+def test_without_decisive_rules_the_points_decide() -> None:
+    bank, answers = load_answers_and_bank(REPO / "samples" / "vendors" / "well-run.yaml")
+    bank = bank.model_copy(update={"scoring": bank.scoring.model_copy(update={"decisive": []})})
+    result = score_answers(
+        bank, answers, load_advisories(), probe=load_probe(S / "probe-leak.json")
+    )
+    assert (result.score, result.tier.value, result.decided_by) == (41, "high", [])
 
 
 def test_probe_leak_without_claims_is_a_plain_critical_finding() -> None:
@@ -122,3 +155,35 @@ def test_evidence_given_as_answers_is_one_clear_problem() -> None:
     assert info.value.message.endswith(
         "deploy-incident.json:3: this is an assess.deploy-check document, not an answers file"
     )
+
+
+def test_loopback_probe_of_another_model_is_labelled_and_not_scored() -> None:
+    """The lab's leaky probe (127.0.0.1, model lab-glm-5.3) is not evidence against a vendor."""
+    bank, answers = load_answers_and_bank(REPO / "samples" / "vendors" / "well-run.yaml")
+    lab = load_probe(REPO / "samples" / "probes" / "leaky-lab.json")
+    plain = score_answers(bank, answers, load_advisories())
+    result = score_answers(bank, answers, load_advisories(), probe=lab)
+    (binding,) = result.evidence
+    assert (binding.about_vendor, binding.scored) == (False, False)
+    assert binding.reason.startswith("loopback host (127.0.0.1): a lab or simulation")
+    assert not any(f.contradiction for f in result.findings)
+    (label,) = [f for f in result.findings if f.id == "evidence-not-about-vendor.probe"]
+    assert (label.severity.value, label.points) == ("info", 0)
+    assert (result.score, result.tier) == (plain.score, plain.tier)
+    vouched = score_answers(bank, answers, load_advisories(), probe=lab, evidence_for_vendor=True)
+    assert vouched.evidence[0].scored and vouched.tier.value == "critical"
+
+
+def test_probe_of_another_model_on_a_real_host_is_not_about_the_vendor() -> None:
+    bank, answers = load_answers_and_bank(REPO / "samples" / "vendors" / "well-run.yaml")
+    probe = load_probe(S / "probe-leak.json").model_copy(update={"model": "llama-3-8b"})
+    result = score_answers(bank, answers, load_advisories(), probe=probe)
+    assert result.evidence[0].reason.startswith("another model (llama-3-8b")
+    assert result.tier.value == "low"
+
+
+def test_probe_of_the_vendors_model_is_about_the_vendor() -> None:
+    result = score("well-run", probe="probe-leak.json")
+    (binding,) = result.evidence
+    assert binding.about_vendor and binding.scored
+    assert binding.endpoint == "https://api.example.com/v1"

@@ -14,6 +14,7 @@ from assess.vendor.answers import AnswerSet, CheckedAnswer
 from assess.vendor.bank import shipped_questionnaire
 from assess.vendor.questionnaire import AnswerType, Question
 from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.evidence import DeployEvidence, DeployNode, ProbeEvidence
 from assess.vendor.scoring.models import ScoreResult
 
 BANK = shipped_questionnaire()
@@ -126,3 +127,48 @@ def test_score_is_bounded_and_deterministic(answers: dict[str, CheckedAnswer]) -
     assert score(dict(reversed(list(answers.items())))).model_dump(exclude={"answers"}) == (
         first.model_dump(exclude={"answers"})
     )
+
+
+NODES = st.builds(
+    DeployNode,
+    name=st.sampled_from(["p0", "p1", "d0"]),
+    engine=st.sampled_from(["sglang", "vllm", None]),
+    version=st.sampled_from(["0.5.21", "0.5.22", None]),
+    role=st.sampled_from(["prefill", "decode", "unknown"]),
+    pool_tokens=st.sampled_from([None, 100_000, 681_280, 2_000_000]),
+    context_tokens=st.sampled_from([None, 1_048_576]),
+)
+
+
+def deploy_of(nodes: list[DeployNode]) -> DeployEvidence:
+    return DeployEvidence(schema_version=1, kind="assess.deploy-check", nodes=nodes)
+
+
+@settings(max_examples=100, deadline=None)
+@given(answers=ANSWERS, nodes=st.lists(NODES, max_size=3), extra=NODES, leak=st.booleans())
+def test_more_contradictions_never_lower_the_tier(
+    answers: dict[str, CheckedAnswer], nodes: list[DeployNode], extra: DeployNode, leak: bool
+) -> None:
+    """More evidence (another node's startup log, a leaking probe) never lowers score or tier."""
+    fewer = score_answers(BANK, answer_set(answers), ADVISORIES, deploy=deploy_of(nodes))
+    probe = ProbeEvidence(schema_version=1, kind="assess.probe", leak_found=True) if leak else None
+    more = score_answers(
+        BANK, answer_set(answers), ADVISORIES, probe=probe, deploy=deploy_of([*nodes, extra])
+    )
+    assert sum(f.contradiction for f in fewer.findings) <= sum(
+        f.contradiction for f in more.findings
+    )
+    assert_not_riskier(fewer, more)
+    if any(f.contradiction for f in more.findings):
+        assert more.tier.value == "critical"
+
+
+@settings(max_examples=50, deadline=None)
+@given(answers=ANSWERS, nodes=st.lists(NODES, max_size=2))
+def test_uncapped_total_and_sections_add_up(
+    answers: dict[str, CheckedAnswer], nodes: list[DeployNode]
+) -> None:
+    result = score_answers(BANK, answer_set(answers), ADVISORIES, deploy=deploy_of(nodes))
+    assert result.points_total == sum(f.points for f in result.findings)
+    assert result.points_total == sum(result.section_points.values())
+    assert result.score == min(BANK.scoring.cap, result.points_total)

@@ -11,12 +11,20 @@ from assess.advisories.models import Advisory
 from assess.kernel.common import InputFile, Severity
 from assess.vendor.answers import AnswerSet
 from assess.vendor.questionnaire import Questionnaire
+from assess.vendor.scoring.binding import bind_probe
 from assess.vendor.scoring.checks import CHECKS
-from assess.vendor.scoring.contradictions import deploy_findings, probe_findings
+from assess.vendor.scoring.contradictions import deploy_findings, not_about, probe_findings
 from assess.vendor.scoring.evidence import DeployEvidence, ProbeEvidence
 from assess.vendor.scoring.findings import Context
-from assess.vendor.scoring.formula import formula_text, score_of, tier_of
-from assess.vendor.scoring.models import QuestionnaireRef, ScoreFinding, ScoreResult, VendorRef
+from assess.vendor.scoring.formula import decided_by, formula_text, score_of, tier_of, total_of
+from assess.vendor.scoring.models import (
+    Decision,
+    QuestionnaireRef,
+    ScoreFinding,
+    ScoreResult,
+    Tier,
+    VendorRef,
+)
 from assess.vendor.scoring.rules import evaluate_rules
 
 __all__ = ["score_answers"]
@@ -32,6 +40,20 @@ def _ordered(findings: list[ScoreFinding]) -> list[ScoreFinding]:
     return unique
 
 
+def section_points(questionnaire: Questionnaire, findings: list[ScoreFinding]) -> dict[str, int]:
+    """Return the points per section (every section of the bank, 0 when nothing scored there).
+
+    A finding counts in the section of the first question it rests on; one resting only on
+    evidence counts under ``evidence``.
+    """
+    known = questionnaire.by_id()
+    out = {q.section: 0 for q in questionnaire.questions}
+    for f in findings:
+        section = next((known[q].section for q in f.rests_on if q in known), "evidence")
+        out[section] = out.get(section, 0) + f.points
+    return out
+
+
 def score_answers(
     questionnaire: Questionnaire,
     answers: AnswerSet,
@@ -39,23 +61,30 @@ def score_answers(
     probe: ProbeEvidence | None = None,
     deploy: DeployEvidence | None = None,
     inputs: Iterable[InputFile] = (),
+    evidence_for_vendor: bool = False,
 ) -> ScoreResult:
     """Score ``answers`` against ``questionnaire``, the advisories and optional evidence.
 
     Returns the findings (most severe first, then by id), each with its points, the score
     (``min(cap, sum of points)``), the tier and the formula's text. Never raises for valid models.
+    A probe not about the vendor (loopback host, another model) is labelled in ``evidence`` and
+    does not score unless ``evidence_for_vendor``.
     """
     ctx = Context(bank=questionnaire, answers=answers, advisories=advisories)
     found = evaluate_rules(ctx)
     for check in questionnaire.checks:
         found += CHECKS[check](ctx)
+    bindings = []
     if probe is not None:
-        found += probe_findings(ctx, probe)
+        binding = bind_probe(answers, probe.endpoint, probe.model, evidence_for_vendor)
+        bindings.append(binding)
+        found += probe_findings(ctx, probe) if binding.scored else [not_about(ctx, binding)]
     if deploy is not None:
         found += deploy_findings(ctx, deploy)
     points = questionnaire.scoring.points
     findings = [f.model_copy(update={"points": points[f.severity]}) for f in _ordered(found)]
     score = score_of(findings, questionnaire.scoring)
+    by_id = {r.id: r for r in questionnaire.scoring.decisive}
     name = answers.value("vendor.name")
     service = answers.value("vendor.service")
     return ScoreResult(
@@ -72,4 +101,11 @@ def score_answers(
         findings=findings,
         answers=dict(sorted(answers.answers.items())),
         inputs=list(inputs),
+        points_total=total_of(findings, questionnaire.scoring),
+        section_points=section_points(questionnaire, findings),
+        evidence=bindings,
+        decided_by=[
+            Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier))
+            for rule, fid in decided_by(findings, questionnaire.scoring)
+        ],
     )

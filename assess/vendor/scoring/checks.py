@@ -193,9 +193,13 @@ def check_unknown_answers(ctx: Context) -> list[ScoreFinding]:
 
 
 def check_attested_only(ctx: Context) -> list[ScoreFinding]:
-    """Findings for reassuring claims (critical questions, controls) that are only attested."""
-    out: list[ScoreFinding] = []
+    """One finding listing every reassuring claim (critical questions, controls) only attested.
+
+    One root cause (the vendor's word is the only evidence), one remediation: one finding, as
+    severe as the most severe of its answers.
+    """
     base = ctx.bank.scoring.attested_only_severity
+    claims: list[tuple[str, Severity, str]] = []
     for q in ctx.bank.questions:
         answer = ctx.answers.get(q.id)
         if not (q.critical or q.control) or not answer.known:
@@ -205,19 +209,22 @@ def check_attested_only(ctx: Context) -> list[ScoreFinding]:
         if q.control and answer.value is not q.safe_answer:
             continue  # an absent control is already a finding; its evidence does not matter
         severity = min(base, q.weight, key=lambda s: s.rank) if q.control else base
-        out.append(
-            ctx.finding(
-                f"attested-only.{q.id}",
-                severity,
-                f"Only attested: {q.text} Answered {_show(answer.value)}.",
-                "The answer is only attested (evidence levels: attested < documented < "
-                "verified); a documented or verified claim would carry more weight.",
-                "Ask for documentation, or verify the claim (e.g. `assess probe`, "
-                "`assess deploy-check`).",
-                [q.id],
-            )
+        claims.append((q.id, severity, f"{q.id} ({_show(answer.value)})"))
+    if not claims:
+        return []
+    return [
+        ctx.finding(
+            "attested-only",
+            max((c[1] for c in claims), key=lambda s: s.rank),
+            f"Only attested: {len(claims)} reassuring answer(s) rest on the vendor's word alone",
+            "Only attested (evidence levels: attested < documented < verified): "
+            + "; ".join(c[2] for c in claims)
+            + ". A documented or verified claim would carry more weight.",
+            "Ask for documentation, or verify the claims (e.g. `assess probe`, "
+            "`assess deploy-check`).",
+            [c[0] for c in claims],
         )
-    return out
+    ]
 
 
 CHECKS: dict[str, Check] = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 from packaging.version import InvalidVersion, Version
 
 from assess.kernel.common import EvidenceLevel, Severity
+from assess.vendor.scoring.binding import EvidenceBinding
 from assess.vendor.scoring.checks import CONTEXT, ENGINE, MODE, POOL, VERSION
 from assess.vendor.scoring.evidence import DeployEvidence, DeployNode, ProbeEvidence
 from assess.vendor.scoring.findings import Context
@@ -31,6 +32,20 @@ def _contradiction(
         contradiction=True,
     )
     return finding.model_copy(update={"evidence_level": EvidenceLevel.VERIFIED})
+
+
+def not_about(ctx: Context, binding: EvidenceBinding) -> ScoreFinding:
+    """Return the info finding that shows evidence not about this vendor, labelled, unscored."""
+    return ctx.finding(
+        f"evidence-not-about-vendor.{binding.kind}",
+        Severity.INFO,
+        f"The {binding.kind} evidence is not about this vendor: {binding.reason}",
+        f"{binding.endpoint or 'no endpoint'} (model {binding.model or '?'}) is not scored "
+        "against this vendor. Pass --evidence-for-vendor if it is the vendor's service.",
+        f"Run `assess {binding.kind}` against the vendor's own endpoint and model.",
+        [PROBE],
+        evidence=EvidenceLevel.VERIFIED,
+    )
 
 
 def probe_findings(ctx: Context, probe: ProbeEvidence) -> list[ScoreFinding]:

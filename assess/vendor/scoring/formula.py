@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from assess.kernel.common import Severity
-from assess.vendor.questionnaire import Scoring
+from assess.vendor.questionnaire import DecisiveRule, Scoring
 from assess.vendor.scoring.models import ScoreFinding, Tier
 
 
@@ -19,17 +19,58 @@ def formula_text(scoring: Scoring) -> str:
         f"score = min({scoring.cap}, {terms}) where each severity name is the number of findings "
         f"of that severity; tier = critical if score >= {t.critical}, high if score >= {t.high}, "
         f"medium if score >= {t.medium}, else low; any critical finding makes the tier at least "
-        "high."
+        "high." + "".join(f" {_rule_text(r)}" for r in scoring.decisive)
     )
+
+
+def _rule_text(rule: DecisiveRule) -> str:
+    tests = []
+    if rule.contradiction:
+        tests.append("contradicts a claim")
+    if rule.evidence is not None:
+        tests.append(f"rests on {rule.evidence.value} evidence")
+    if rule.ids:
+        tests.append(f"is {' or '.join(rule.ids)}")
+    return (
+        f"Decisive ({rule.id}): a finding that {' and '.join(tests)} sets the tier to "
+        f"{rule.tier} whatever the points: {rule.why}."
+    )
+
+
+def decisive_matches(rule: DecisiveRule, finding: ScoreFinding) -> bool:
+    """Return True when ``finding`` passes every test ``rule`` gives."""
+    if rule.contradiction is not None and finding.contradiction is not rule.contradiction:
+        return False
+    if rule.evidence is not None and (
+        finding.evidence_level is None or finding.evidence_level.rank < rule.evidence.rank
+    ):
+        return False
+    return not rule.ids or any(finding.id.startswith(prefix) for prefix in rule.ids)
+
+
+def decided_by(findings: Iterable[ScoreFinding], scoring: Scoring) -> list[tuple[str, str]]:
+    """Return (rule id, finding id) for every finding a decisive rule matches."""
+    return [
+        (rule.id, f.id) for f in findings for rule in scoring.decisive if decisive_matches(rule, f)
+    ]
+
+
+def total_of(findings: Iterable[ScoreFinding], scoring: Scoring) -> int:
+    """Return the uncapped sum of the findings' severity points."""
+    return sum(scoring.points[f.severity] for f in findings)
 
 
 def score_of(findings: Iterable[ScoreFinding], scoring: Scoring) -> int:
     """Return min(cap, sum of the findings' severity points)."""
-    return min(scoring.cap, sum(scoring.points[f.severity] for f in findings))
+    return min(scoring.cap, total_of(findings, scoring))
 
 
 def tier_of(score: int, findings: Iterable[ScoreFinding], scoring: Scoring) -> Tier:
-    """Return the tier of ``score``, raised to at least high by any critical finding."""
+    """Return the tier of ``score``, raised to at least high by any critical finding.
+
+    A finding matching a decisive rule raises the tier to that rule's tier (never lowers it).
+    """
+    findings = list(findings)
     t = scoring.tiers
     tier = Tier.LOW
     for threshold, name in (
@@ -41,4 +82,7 @@ def tier_of(score: int, findings: Iterable[ScoreFinding], scoring: Scoring) -> T
             tier = name
     if any(f.severity is Severity.CRITICAL for f in findings) and tier.rank < Tier.HIGH.rank:
         tier = Tier.HIGH
+    for rule in scoring.decisive:
+        if Tier(rule.tier).rank > tier.rank and any(decisive_matches(rule, f) for f in findings):
+            tier = Tier(rule.tier)
     return tier

@@ -11,6 +11,7 @@ from pydantic import Field
 from assess.kernel.common import Finding, InputFile, Severity
 from assess.kernel.model import Model
 from assess.vendor.answers import CheckedAnswer
+from assess.vendor.scoring.binding import EvidenceBinding
 
 
 class Tier(StrEnum):
@@ -50,6 +51,14 @@ class VendorRef(Model):
     service: str = ""
 
 
+class Decision(Model):
+    """A decisive rule of the questionnaire that a finding matched: it set the tier."""
+
+    rule: str = Field(description="The id of the rule in the questionnaire's scoring.decisive")
+    finding: str = Field(description="The id of the finding it matched")
+    tier: Tier = Field(description="The tier the rule sets, whatever the points")
+
+
 class ScoreResult(Model):
     """The score document: findings, score, tier and the formula that links them."""
 
@@ -65,3 +74,16 @@ class ScoreResult(Model):
     findings: list[ScoreFinding]
     answers: dict[str, CheckedAnswer]
     inputs: list[InputFile] = Field(default_factory=list)
+    points_total: int = Field(
+        default=0, ge=0, description="The sum of the findings' points before the cap"
+    )
+    section_points: dict[str, int] = Field(
+        default_factory=dict,
+        description="Points per questionnaire section (the first question a finding rests on)",
+    )
+    evidence: list[EvidenceBinding] = Field(
+        default_factory=list, description="What each evidence item is about; whether it scored"
+    )
+    decided_by: list[Decision] = Field(
+        default_factory=list, description="Decisive rules that set the tier whatever the points"
+    )
