@@ -137,6 +137,9 @@ def test_each_launch_in_one_log_is_its_own_node(tmp_path: Path) -> None:
     assert result.verdict.value == "flag"  # a refused launch flags though another passed
     assert len(result.inputs) == 1
     assert by_name["runs#2"].notes[0].startswith("launch 2 of 2 in the log (lines ")
+    # each launch's note names the settings that tell the runs apart
+    assert "context 262,144, pool 102,400" in by_name["runs#2"].notes[0]
+    assert "pool 1,239,808" in by_name["runs#1"].notes[0]
 
 
 @pytest.mark.parametrize(

@@ -62,5 +62,21 @@ def parse_launches(source: LogSource, engine: str | None = None) -> list[ParsedS
         parsed = parser.parse(part)
         last = part.first_line + part.line_count - 1
         where = f"launch {number} of {len(starts)} in the log (lines {part.first_line}-{last})"
+        where += _launch_settings(parsed)
         result.append(parsed.model_copy(update={"notes": [where, *source.notes, *parsed.notes]}))
     return result
+
+
+def _launch_settings(parsed: ParsedServerLog) -> str:
+    """Return ': version v, role r, context N, pool M', what tells one launch from another."""
+    parts = [
+        f"{label} {value:,}" if isinstance(value, int) else f"{label} {value}"
+        for label, value in (
+            ("version", parsed.version),
+            ("role", parsed.role),
+            ("context", parsed.context_tokens),
+            ("pool", parsed.pool_tokens),
+        )
+        if value is not None
+    ]
+    return ": " + ", ".join(parts) if parts else ""
