@@ -6,14 +6,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from assess.advisories.catalogue import load_advisories
-from assess.deploy.check import check_deployment
+from assess.deploy.api import check_deployment
 from assess.deploy.models import DeployCheckResult, NodeReport
-from assess.deploy.serverlogs import load_nodes, parse_node_spec
-from assess.deploy.serverlogs.isolation import load_isolation_settings
 from assess.kernel.atomic import write_text_or_stdout
-from assess.kernel.common import parse_fail_on
-from assess.kernel.errors import UsageError
 from assess.kernel.output import stdout_console, to_json
 
 HELP = """Check SGLang/vLLM startup logs: does every node's KV pool cover the context it serves?
@@ -51,19 +46,8 @@ def register(app: typer.Typer) -> None:
             "high", "--fail-on", metavar="SEVERITY", help="Exit 1 at this severity or worse."
         ),
     ) -> None:
-        threshold = parse_fail_on(fail_on)
-        specs = [parse_node_spec(spec) for spec in node]
-        if not logs and not specs:
-            raise UsageError(
-                "deploy-check: no log given",
-                "Example: assess deploy-check prefill.log decode.log (or --node prefill=LOG).",
-            )
         result = check_deployment(
-            load_nodes(logs or [], specs),
-            advertised_context=advertised_context,
-            advisories=load_advisories(),
-            isolation=load_isolation_settings(),
-            fail_on=threshold,
+            logs or [], nodes=node, advertised_context=advertised_context, fail_on=fail_on
         )
         if json_out is not None:
             write_text_or_stdout(json_out, to_json(result))

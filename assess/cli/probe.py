@@ -2,44 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import typer
 from rich.table import Table
 
 from assess.cli import lab
 from assess.kernel.atomic import write_text, write_text_or_stdout
-from assess.kernel.errors import EndpointError, OutputError, UsageError
+from assess.kernel.errors import OutputError, UsageError
 from assess.kernel.output import stdout_console, to_json
+from assess.probe.api import DEFAULT_KEY_ENV, check_outcome, probe_setup
 from assess.probe.junit import probe_junit
-from assess.probe.markers import MIN_FRAGMENT_CHARS, RANDOM_BYTES
 from assess.probe.models import ProbeResult
 from assess.probe.result import probe_endpoint
-from assess.probe.run import (
-    TRANSPORTS,
-    ProbeAccount,
-    ProbeConfig,
-    StreamMode,
-    estimate_cost,
-)
-from assess.probe.transport.interface import header_safe_key, strip_credentials
-
-DEFAULT_KEY_ENV = "ASSESS_API_KEY"
-_RANDOM_CHARS = RANDOM_BYTES * 8 // 5
-
-
-def _check_base_url(base_url: str) -> None:
-    """Raise UsageError unless ``base_url`` is an http(s) URL with a host."""
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise UsageError(
-            f"--base-url '{strip_credentials(base_url)}': not an http:// or https:// URL with a "
-            "host",
-            "Example: --base-url http://127.0.0.1:8000/v1",
-        )
+from assess.probe.run import ProbeConfig, estimate_cost
 
 
 def _check_writable(path: str | None, option: str) -> None:
@@ -61,46 +38,6 @@ def _check_writable(path: str | None, option: str) -> None:
             f"{option} {path}: cannot write here ({exc.strerror or exc})",
             "Choose another output path or fix the folder's permissions. Nothing was sent.",
         ) from exc
-
-
-def _key_from_env(env: str, option: str, label: str) -> str:
-    """Return the key in ``env``; raise UsageError naming the variable when it is unset."""
-    key = os.environ.get(env, "").strip()
-    if not key:
-        raise UsageError(
-            f"{option}: environment variable {env} is not set (account {label}'s API key)",
-            f"export {env}=<API key>. Keys are read only from the environment, never from "
-            "options or files, and never written anywhere.",
-        )
-    if not header_safe_key(key):
-        # the value is never shown: it is a secret, and a CR/LF in it would split the line
-        raise UsageError(
-            f"{option}: the API key in {env} holds a character an HTTP header cannot carry "
-            "(a line break, a space, a control or a non-ASCII character)",
-            f"Set {env} to the key alone; a key read from a file often brings the file's "
-            "line ending: export VAR=\"$(tr -d '\\r\\n' < key.txt)\".",
-        )
-    return key
-
-
-def _check_options(
-    rounds: int, probes: int, concurrency: int, timeout: float, fragment: int, long: int | None
-) -> None:
-    checks = [
-        (rounds < 1, "--rounds", "must be at least 1"),
-        (probes < 1, "--probes-per-round", "must be at least 1"),
-        (concurrency < 1, "--concurrency", "must be at least 1"),
-        (timeout <= 0, "--timeout", "must be more than 0 seconds"),
-        (
-            not MIN_FRAGMENT_CHARS <= fragment <= _RANDOM_CHARS,
-            "--fragment-chars",
-            f"must be {MIN_FRAGMENT_CHARS}..{_RANDOM_CHARS} (shorter fragments match by chance)",
-        ),
-        (long is not None and long < 1, "--long-prompt-tokens", "must be at least 1"),
-    ]
-    for bad, option, why in checks:
-        if bad:
-            raise UsageError(f"{option}: {why}", "Fix the option and run again.")
 
 
 def _print(result: ProbeResult) -> None:
@@ -202,28 +139,8 @@ def register(app: typer.Typer) -> None:
         Example: assess probe --base-url http://127.0.0.1:8000/v1 --model lab-glm-5.3
         --long-prompt-tokens 400 --yes --json probe.json
         """
-        _check_options(
-            rounds, probes_per_round, concurrency, timeout, fragment_chars, long_prompt_tokens
-        )
-        if transport not in TRANSPORTS:
-            raise UsageError(
-                f"--transport: '{transport}' is not one of {', '.join(sorted(TRANSPORTS))}"
-            )
-        if stream not in ("both", "on", "off"):
-            raise UsageError(f"--stream: '{stream}' is not one of both, on, off")
-        stream_mode: StreamMode = "both" if stream == "both" else "on" if stream == "on" else "off"
-        key_a = _key_from_env(api_key_env, "--api-key-env", "A")
-        account_a = ProbeAccount("A", api_key_env, key_a)
-        if second_api_key_env:
-            key_b = _key_from_env(second_api_key_env, "--second-api-key-env", "B")
-            note = "same key as A: not a second tenant" if key_b == key_a else ""
-            account_b = ProbeAccount("B", second_api_key_env, key_b, note)
-        else:
-            account_b = ProbeAccount(
-                "B", api_key_env, key_a, "same key as A on a fresh client (no second account)"
-            )
-        config = ProbeConfig(
-            base_url=base_url.rstrip("/"),
+        options = ProbeConfig(
+            base_url=base_url,
             model=model,
             rounds=rounds,
             probes_per_round=probes_per_round,
@@ -232,12 +149,12 @@ def register(app: typer.Typer) -> None:
             fragment_chars=fragment_chars,
             long_prompt_tokens=long_prompt_tokens,
             max_tokens=max_tokens,
-            stream=stream_mode,
+            stream=stream,  # type: ignore[arg-type]  # checked by probe_setup
             max_retries=max_retries,
             max_errors=max_errors,
             transport=transport,
         )
-        _check_base_url(base_url)
+        config, account_a, account_b = probe_setup(options, api_key_env, second_api_key_env)
         _check_writable(json_out, "--json")
         _check_writable(junit_out, "--junit")
         if long_prompt_tokens:
@@ -260,31 +177,6 @@ def register(app: typer.Typer) -> None:
             if state.fatal is not None or not result.complete:
                 typer.echo("warning: the run did not finish; the leak was found before", err=True)
             raise typer.Exit(1)
-        if state.fatal is not None:
-            raise state.fatal
-        if result.complete and result.stats.probes == 0:
-            plants = [r for r in result.requests if r.role == "plant"]
-            refused = [r for r in plants if r.outcome == "rejected"]
-            if refused and not result.markers:
-                statuses = sorted({str(r.status) for r in refused})
-                raise EndpointError(
-                    f"{config.endpoint}: INCONCLUSIVE: none of the {len(plants)} plant requests "
-                    f"was accepted (HTTP {', '.join(statuses)}), so no probe could "
-                    "show a marker; nothing can be said about isolation",
-                    "See requests[] and errors[] in the --json output; check --model, the key "
-                    "and the endpoint, then run again.",
-                )
-            raise EndpointError(
-                f"{config.endpoint}: no probe response could be scanned "
-                f"({len(state.errors)} failed requests); nothing can be said about isolation",
-                "See errors[] in the --json output; check the endpoint and run again.",
-            )
-        if not result.complete:
-            why = "interrupted" if state.interrupted else f"{len(state.errors)} failed requests"
-            written = "; partial results were written" if json_out or junit_out else ""
-            raise EndpointError(
-                f"{config.endpoint}: the run stopped early ({why}) without a hit{written}",
-                "See errors[] in the --json output; retry later or lower --concurrency.",
-            )
+        check_outcome(result, state, config.endpoint, written=bool(json_out or junit_out))
 
     lab.register(app)

@@ -9,15 +9,9 @@ import typer
 
 from assess.kernel.output import progress_bar
 from assess.kernel.resources import data_dir
-from assess.report.build import build_report
-from assess.report.files import (
-    AFFECTED_CSV,
-    FORMATS,
-    generation_time,
-    parse_formats,
-    write_review,
-)
-from assess.report.inputs import ReportRequest, display_path, gather
+from assess.report.api import review
+from assess.report.files import FORMATS, parse_formats, write_review
+from assess.report.inputs import ReportRequest, display_path
 
 #: The shipped samples `assess demo` reviews: an incident-like vendor and its evidence.
 DEMO_VENDOR = "vendors/incident-like.yaml"
@@ -80,14 +74,9 @@ def run_report(req: ReportRequest, out: Path, formats: tuple[str, ...]) -> None:
         AssessError: from any input, or when an output cannot be written.
     """
     with progress_bar("reading request logs") as progress:
-        gathered = gather(replace(req, progress=progress))
-    report = build_report(
-        gathered.sources,
-        generated_at=generation_time(),
-        include_prompts=req.include_prompts,
-        affected_requests_file=AFFECTED_CSV if gathered.affected_rows is not None else None,
-    )
-    written = write_review(report, out, formats, command_line(req, formats), gathered.affected_rows)
+        done = review(replace(req, progress=progress))
+    report = done.report
+    written = write_review(report, out, formats, command_line(req, formats), done.affected_rows)
     counts = ", ".join(f"{n} {s}" for s, n in report.scoring.severity_counts.items() if n)
     typer.echo(
         f"Vendor review of {report.vendor.name}: {report.tier.upper()} risk, score "

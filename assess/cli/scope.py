@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from assess.advisories.catalogue import get_advisory
 from assess.kernel.atomic import write_text_or_stdout
 from assess.kernel.csvfile import csv_text
 from assess.kernel.errors import UsageError
 from assess.kernel.output import progress_bar, stderr_console, stdout_console, to_json
-from assess.scope.accumulator import ScopeAccumulator, end_of_day, make_filter, require_evidence
-from assess.scope.logs import open_logs, parse_map
-from assess.scope.logs.timestamps import ns_to_datetime, parse_timestamp
+from assess.scope.api import ScopeRun, scope_run
+from assess.scope.logs.timestamps import ns_to_datetime
 from assess.scope.models import ScopeResult
 
 HELP = """Scope your exposure to an incident from your own request logs.
@@ -34,22 +30,7 @@ Example: assess scope 'logs/*.ndjson.gz' --preset auto --ids-csv affected.csv --
 """
 
 
-def _when(value: str | None, option: str, until: bool = False) -> datetime | None:
-    if value is None:
-        return None
-    nanos = parse_timestamp(value.strip(), "auto")
-    if nanos is None:
-        raise UsageError(
-            f"{option} '{value}': not an ISO 8601 date-time or epoch number",
-            "Example: --since 2026-08-27T00:00:00Z (no zone means UTC).",
-        )
-    moment = ns_to_datetime(nanos)
-    if until and len(value.strip()) == 10:  # a bare date includes the whole day
-        moment = end_of_day(moment)
-    return moment
-
-
-def _ids_csv(acc: ScopeAccumulator) -> str:
+def _ids_csv(run: ScopeRun) -> str:
     columns: list[object] = [
         "category",
         "request_id",
@@ -60,20 +41,19 @@ def _ids_csv(acc: ScopeAccumulator) -> str:
         "prompt_tokens",
     ]
     rows: list[list[object]] = [columns]
-    for category, found in (("affected", acc.affected), ("possibly_affected", acc.unknown)):
-        for row in found.rows():
-            moment = ns_to_datetime(row["timestamp"]).isoformat().replace("+00:00", "Z")
-            rows.append(
-                [
-                    category,
-                    row["request_id"],
-                    row["account_id"],
-                    row["session_id"],
-                    moment,
-                    row["status"],
-                    row["prompt_tokens"],
-                ]
-            )
+    for category, row in run.affected_rows():
+        moment = ns_to_datetime(row["timestamp"]).isoformat().replace("+00:00", "Z")
+        rows.append(
+            [
+                category,
+                row["request_id"],
+                row["account_id"],
+                row["session_id"],
+                moment,
+                row["status"],
+                row["prompt_tokens"],
+            ]
+        )
     return csv_text(rows)
 
 
@@ -174,30 +154,28 @@ def register(app: typer.Typer) -> None:
             help="Skip (and list) NDJSON lines longer than this many bytes.",
         ),
     ) -> None:
-        maps = parse_map(mapping)
-        advisory = get_advisory(incident)
-        scope = make_filter(
-            advisory,
-            model or None,
-            _when(since, "--since"),
-            _when(until, "--until", True),
-            min_prompt_tokens,
-        )
         if ids_csv == "-" and json_out == "-":
             raise UsageError(
                 "--ids-csv - and --json - would both write to standard output",
                 "Send one of them to a file.",
             )
-        acc = ScopeAccumulator(scope)
         with progress_bar("scope") as progress:
-            reader = open_logs(logs, preset, maps, want_text=acc.text_mask, progress=progress)
-            reader.max_line_bytes = max_line_bytes
-            for batch in reader.batches():
-                acc.add(batch)
-        result = acc.result(reader.preset.id, reader.inputs, platform_requests)
-        require_evidence(result, reader.preset.id)
+            run = scope_run(
+                logs,
+                incident=incident,
+                preset=preset,
+                mapping=mapping,
+                models=model,
+                since=since,
+                until=until,
+                min_prompt_tokens=min_prompt_tokens,
+                platform_requests=platform_requests,
+                progress=progress,
+                max_line_bytes=max_line_bytes,
+            )
+        result = run.result
         if ids_csv is not None:
-            write_text_or_stdout(ids_csv, _ids_csv(acc))
+            write_text_or_stdout(ids_csv, _ids_csv(run))
         if json_out is not None:
             write_text_or_stdout(json_out, to_json(result))
         to_stdout = "-" in (json_out, ids_csv)

@@ -6,14 +6,11 @@ from pathlib import Path
 
 import typer
 
-from assess.advisories.catalogue import load_advisories
 from assess.kernel.atomic import write_text_or_stdout
-from assess.kernel.common import hash_file, parse_fail_on
+from assess.kernel.common import parse_fail_on
 from assess.kernel.output import stdout_console, to_json
-from assess.vendor.answers_file import load_answers_and_bank
+from assess.vendor.api import score_answers
 from assess.vendor.render import print_score
-from assess.vendor.scoring import score_answers
-from assess.vendor.scoring.evidence_file import load_deploy_check, load_probe
 
 
 def register(app: typer.Typer) -> None:
@@ -48,17 +45,11 @@ def register(app: typer.Typer) -> None:
         Example: assess score samples/vendors/incident-like.yaml --fail-on high
         """
         threshold = parse_fail_on(fail_on) if fail_on else None
-        bank, checked = load_answers_and_bank(answers, questionnaire)
-        probe_doc = load_probe(probe) if probe else None
-        deploy_doc = load_deploy_check(deploy_check) if deploy_check else None
-        inputs = [hash_file(p) for p in (answers, probe, deploy_check) if p is not None]
         result = score_answers(
-            bank,
-            checked,
-            load_advisories(),
-            probe=probe_doc,
-            deploy=deploy_doc,
-            inputs=inputs,
+            answers,
+            probe=probe,
+            deploy_check=deploy_check,
+            questionnaire=questionnaire,
             evidence_for_vendor=evidence_for_vendor,
         )
         if json_out is not None:

@@ -38,23 +38,23 @@ def run_scope(
         InputError / UsageError: for missing files, an unknown advisory or preset, and logs
             with no record or no usable request (see ``require_evidence``).
     """
-    from assess.advisories.catalogue import get_advisory
-    from assess.scope.accumulator import ScopeAccumulator, make_filter, require_evidence
-    from assess.scope.logs import open_logs
+    from assess.scope.api import scope_run
 
-    acc = ScopeAccumulator(make_filter(get_advisory(incident)), keep_text=include_prompts)
-    reader = open_logs(
-        list(patterns), preset_name or "auto", want_text=acc.text_mask, progress=progress
+    run = scope_run(
+        patterns,
+        incident=incident,
+        preset=preset_name,
+        keep_text=include_prompts,
+        progress=progress,
     )
-    for batch in reader.batches():
-        acc.add(batch)
-    result = acc.result(reader.preset.id, reader.inputs)
-    require_evidence(result, reader.preset.id)
     rows = [
-        *(_csv_row(r, "received", include_prompts) for r in acc.affected),
-        *(_csv_row(r, "possibly_affected", include_prompts) for r in acc.unknown),
+        _csv_row(row, _EXPOSURE[category], include_prompts) for category, row in run.affected_rows()
     ]
-    return ScopeRun(document=result.model_dump(mode="json"), files=list(reader.files), rows=rows)
+    return ScopeRun(document=run.result.model_dump(mode="json"), files=run.files, rows=rows)
+
+
+#: The report's name for each category of the scope's ids CSV.
+_EXPOSURE = {"affected": "received", "possibly_affected": "possibly_affected"}
 
 
 def _csv_row(row: dict[str, Any], exposure: str, include_prompts: bool) -> dict[str, str]:
@@ -95,17 +95,9 @@ def run_deploy_check(
     Raises:
         InputError: for missing or unreadable logs.
     """
-    from assess.advisories.catalogue import load_advisories
-    from assess.deploy.check import check_deployment
-    from assess.deploy.serverlogs import load_nodes
-    from assess.deploy.serverlogs.isolation import load_isolation_settings
+    from assess.deploy.api import check_deployment
     from assess.scope.logs.sources import expand_inputs
 
     files = expand_inputs(list(patterns))
-    result = check_deployment(
-        load_nodes([str(f) for f in files]),
-        advertised_context=advertised_context,
-        advisories=load_advisories(),
-        isolation=load_isolation_settings(),
-    )
+    result = check_deployment(files, advertised_context=advertised_context)
     return result.model_dump(mode="json"), files

@@ -1,0 +1,78 @@
+"""Python API of the report feature: the vendor review.
+
+``from assess import build_report`` returns the model of ``report.json``; :func:`review` also
+hands back the rows of ``affected-requests.csv``, and the CLI writes both (html, pdf, json,
+manifest) with :func:`assess.report.files.write_review`. Nothing here prints or exits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from assess.report.files import AFFECTED_CSV
+from assess.report.inputs import ReportRequest
+from assess.report.models import Report
+
+
+@dataclass(frozen=True)
+class Review:
+    """The review and, when logs were scoped, the rows of affected-requests.csv."""
+
+    report: Report
+    affected_rows: list[dict[str, str]] | None
+
+
+def review(req: ReportRequest, generated_at: str | None = None) -> Review:
+    """Gather the inputs of ``req`` and build the review (``generated_at``: ISO timestamp,
+    default ``SOURCE_DATE_EPOCH`` or now)."""
+    from assess.report.build import build_report as build
+    from assess.report.files import generation_time
+    from assess.report.inputs import gather
+
+    gathered = gather(req)
+    report = build(
+        gathered.sources,
+        generated_at=generated_at or generation_time(),
+        include_prompts=req.include_prompts,
+        affected_requests_file=AFFECTED_CSV if gathered.affected_rows is not None else None,
+    )
+    return Review(report=report, affected_rows=gathered.affected_rows)
+
+
+def build_report(
+    questionnaire: str | Path,
+    *,
+    logs: Sequence[str | Path] = (),
+    incident: str | None = None,
+    preset: str | None = None,
+    probes: Sequence[str | Path] = (),
+    deploy_check: str | Path | None = None,
+    deploy_logs: Sequence[str | Path] = (),
+    include_prompts: bool = False,
+    generated_at: str | None = None,
+) -> Report:
+    """Build the vendor review: the model of `assess report`'s ``report.json``.
+
+    Each input is raw material (answers, request logs, server startup logs) or the matching
+    command's ``--json`` document; only ``questionnaire`` is required, and a missing input makes
+    the review say what was not assessed. ``logs`` need ``incident`` unless they are one
+    `assess scope --json` document. Prompt and response text is redacted unless
+    ``include_prompts``.
+
+    Raises:
+        UsageError: ``deploy_check`` with ``deploy_logs``; ``logs`` without ``incident``.
+        InputError: a missing or invalid input.
+    """
+    req = ReportRequest(
+        questionnaire=Path(questionnaire),
+        logs=[str(p) for p in logs],
+        incident=incident,
+        preset=preset,
+        probes=[Path(p) for p in probes],
+        deploy_check=Path(deploy_check) if deploy_check is not None else None,
+        deploy_logs=[str(p) for p in deploy_logs],
+        include_prompts=include_prompts,
+    )
+    return review(req, generated_at).report

@@ -1,0 +1,151 @@
+"""Python API of the scope feature: request logs scoped against an incident advisory.
+
+`assess scope` and `assess report --logs` both call :func:`scope_run`; :func:`scope_logs` is the
+public function (``from assess import scope_logs``) and returns the ``--json`` document's model.
+Nothing here prints or exits; every user error is an :class:`~assess.kernel.errors.AssessError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from assess.kernel.errors import UsageError
+from assess.kernel.output import ProgressCallback
+from assess.scope.accumulator import ScopeAccumulator
+from assess.scope.models import ScopeResult
+
+DEFAULT_INCIDENT = "glm-5.3-kv-leak"
+
+
+@dataclass(frozen=True)
+class ScopeRun:
+    """A finished scope: the result, the log files read, and the rows kept for the ids CSV."""
+
+    result: ScopeResult
+    files: list[Path]
+    accumulator: ScopeAccumulator
+
+    def affected_rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Yield ``("affected" | "possibly_affected", row)`` for every kept request, in order."""
+        for category, store in (
+            ("affected", self.accumulator.affected),
+            ("possibly_affected", self.accumulator.unknown),
+        ):
+            for row in store.rows():
+                yield category, row
+
+
+def parse_when(value: str | datetime | None, option: str, until: bool = False) -> datetime | None:
+    """Return ``value`` as a UTC datetime (ISO 8601 or epoch text; a bare date as ``until``
+    means the whole day).
+
+    Raises:
+        UsageError: naming ``option`` when the text is not a date-time.
+    """
+    from assess.scope.accumulator import end_of_day
+    from assess.scope.logs.timestamps import ns_to_datetime, parse_timestamp
+
+    if value is None or isinstance(value, datetime):
+        return value
+    nanos = parse_timestamp(value.strip(), "auto")
+    if nanos is None:
+        raise UsageError(
+            f"{option} '{value}': not an ISO 8601 date-time or epoch number",
+            "Example: --since 2026-08-27T00:00:00Z (no zone means UTC).",
+        )
+    moment = ns_to_datetime(nanos)
+    if until and len(value.strip()) == 10:  # a bare date includes the whole day
+        moment = end_of_day(moment)
+    return moment
+
+
+def scope_run(
+    logs: Sequence[str | Path],
+    *,
+    incident: str = DEFAULT_INCIDENT,
+    preset: str | None = "auto",
+    mapping: Mapping[str, str] | Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    min_prompt_tokens: int | None = None,
+    platform_requests: int | None = None,
+    keep_text: bool = False,
+    progress: ProgressCallback | None = None,
+    max_line_bytes: int | None = None,
+) -> ScopeRun:
+    """Scope ``logs`` (files or globs) as `assess scope` does; see :func:`scope_logs`."""
+    from assess.advisories.catalogue import get_advisory
+    from assess.scope.accumulator import make_filter, require_evidence
+    from assess.scope.logs import open_logs, parse_map
+
+    if isinstance(mapping, Mapping):
+        mapping = [f"{name}={path}" for name, path in mapping.items()]
+    maps = parse_map(list(mapping or []))
+    scope = make_filter(
+        get_advisory(incident),
+        list(models) if models else None,
+        parse_when(since, "--since"),
+        parse_when(until, "--until", True),
+        min_prompt_tokens,
+    )
+    acc = ScopeAccumulator(scope, keep_text=keep_text)
+    reader = open_logs(
+        [str(p) for p in logs],
+        preset or "auto",
+        maps,
+        want_text=acc.text_mask,
+        progress=progress,
+    )
+    if max_line_bytes is not None:
+        reader.max_line_bytes = max_line_bytes
+    for batch in reader.batches():
+        acc.add(batch)
+    result = acc.result(reader.preset.id, reader.inputs, platform_requests)
+    require_evidence(result, reader.preset.id)
+    return ScopeRun(result=result, files=list(reader.files), accumulator=acc)
+
+
+def scope_logs(
+    logs: Sequence[str | Path],
+    *,
+    incident: str = DEFAULT_INCIDENT,
+    preset: str = "auto",
+    mapping: Mapping[str, str] | Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    min_prompt_tokens: int | None = None,
+    platform_requests: int | None = None,
+    progress: ProgressCallback | None = None,
+    max_line_bytes: int | None = None,
+) -> ScopeResult:
+    """Scope request logs against an incident advisory: the model of `assess scope --json`.
+
+    ``logs`` are files or globs (NDJSON/JSON/CSV/Parquet, gzip or zstd); ``preset`` is a preset
+    id, a YAML file or ``auto``; ``mapping`` is ``{"canonical": "dotted.path"}`` (or
+    ``["canonical=dotted.path"]``); ``models``, ``since``, ``until`` (datetimes or ISO text) and
+    ``min_prompt_tokens`` replace the advisory's; NDJSON lines over ``max_line_bytes`` (default
+    16 MiB) are skipped and listed. ``result.exit_code`` is what the CLI exits with.
+
+    Raises:
+        InputError: missing or unreadable logs, no record or no usable request in them.
+        UsageError: an unknown advisory or preset, a bad mapping or date.
+    """
+    return scope_run(
+        logs,
+        incident=incident,
+        preset=preset,
+        mapping=mapping,
+        models=models,
+        since=since,
+        until=until,
+        min_prompt_tokens=min_prompt_tokens,
+        platform_requests=platform_requests,
+        progress=progress,
+        max_line_bytes=max_line_bytes,
+    ).result

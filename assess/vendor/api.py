@@ -1,0 +1,52 @@
+"""Python API of the vendor feature: score a vendor's answers.
+
+``from assess import score_answers`` returns the model of `assess score --json`; the CLI calls
+it. Nothing here prints or exits.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assess.vendor.scoring.models import ScoreResult
+
+
+def score_answers(
+    answers: str | Path,
+    *,
+    probe: str | Path | None = None,
+    deploy_check: str | Path | None = None,
+    questionnaire: str | Path | None = None,
+    evidence_for_vendor: bool = False,
+) -> ScoreResult:
+    """Score the answers file ``answers`` (YAML, JSON, xlsx or csv): findings, a 0-100 risk score
+    (higher is riskier) and a tier.
+
+    ``probe`` and ``deploy_check`` are `assess probe --json` / `assess deploy-check --json`
+    files whose evidence can contradict the answers; ``questionnaire`` is an id or a file
+    (default: the one the answers name). Probe evidence whose host or model is not the vendor's
+    is not scored unless ``evidence_for_vendor``.
+
+    Raises:
+        InputError: a missing or invalid file (naming file, line and field).
+        CatalogueError: an invalid questionnaire.
+    """
+    from assess.advisories.catalogue import load_advisories
+    from assess.kernel.common import hash_file
+    from assess.vendor.answers_file import load_answers_and_bank
+    from assess.vendor.scoring import score_answers as score
+    from assess.vendor.scoring.evidence_file import load_deploy_check, load_probe
+
+    bank, checked = load_answers_and_bank(answers, questionnaire)
+    probe_doc = load_probe(probe) if probe is not None else None
+    deploy_doc = load_deploy_check(deploy_check) if deploy_check is not None else None
+    inputs = [hash_file(Path(p)) for p in (answers, probe, deploy_check) if p is not None]
+    return score(
+        bank,
+        checked,
+        load_advisories(),
+        probe=probe_doc,
+        deploy=deploy_doc,
+        inputs=inputs,
+        evidence_for_vendor=evidence_for_vendor,
+    )
