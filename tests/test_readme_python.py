@@ -1,0 +1,51 @@
+"""The README's "Use from Python" examples run, in a fresh interpreter each, and print what the
+README shows under them."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+_BLOCK = re.compile(r"```python\n(.*?)```\n\n```text\n(.*?)```", re.DOTALL)
+
+
+def section(title: str) -> str:
+    """Return the README section ``## title`` up to the next ``## `` heading."""
+    start = README.index(f"\n## {title}\n")
+    end = README.find("\n## ", start + 1)
+    return README[start : end if end != -1 else len(README)]
+
+
+def examples() -> list[tuple[str, str]]:
+    """Return (code, printed output) of every python block with a text block right after it."""
+    return _BLOCK.findall(section("Use from Python"))
+
+
+def test_every_function_has_an_example() -> None:
+    code = "\n".join(c for c, _ in examples())
+    for name in ("scope_logs", "score_answers", "run_probe", "check_deployment", "build_report"):
+        assert "from assess import" in code and f"{name}(" in code, name
+    assert len(examples()) == 5
+
+
+@pytest.mark.parametrize(("code", "printed"), examples(), ids=lambda v: v.split("\n")[0][:40])
+def test_example_prints_what_the_readme_shows(code: str, printed: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("ASSESS_API_KEY", "SOURCE_DATE_EPOCH")}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == printed
