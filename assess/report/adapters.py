@@ -17,7 +17,7 @@ from assess.kernel.output import ProgressCallback
 
 
 @dataclass(frozen=True)
-class ScopeRun:
+class ScopeForReport:
     """The scope document, the log files read, and the rows of affected-requests.csv."""
 
     document: dict[str, Any]
@@ -31,7 +31,7 @@ def run_scope(
     preset_name: str | None,
     include_prompts: bool,
     progress: ProgressCallback | None = None,
-) -> ScopeRun:
+) -> ScopeForReport:
     """Scope the request logs ``patterns`` against advisory ``incident`` as `assess scope` does.
 
     Raises:
@@ -50,7 +50,7 @@ def run_scope(
     rows = [
         _csv_row(row, _EXPOSURE[category], include_prompts) for category, row in run.affected_rows()
     ]
-    return ScopeRun(document=run.result.model_dump(mode="json"), files=run.files, rows=rows)
+    return ScopeForReport(document=run.result.model_dump(mode="json"), files=run.files, rows=rows)
 
 
 #: The report's name for each category of the scope's ids CSV.
