@@ -155,7 +155,7 @@ def reuse_freed_blocks() -> bool:
     only above 1 GB keep freed blocks for the next ones. glibc's per-thread arenas are left as
     they are: limiting them to one (as an earlier version did) cost 60-100 MB more peak RSS (one
     run reached 489 MB of the 512 MB target) for no steady gain in three interleaved A/Bs at 5M
-    rows (README "Speed and memory"). glibc only; returns whether the settings were applied.
+    rows (docs/PERFORMANCE.md). glibc only; returns whether the settings were applied.
     """
     try:
         if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):

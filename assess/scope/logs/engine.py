@@ -55,7 +55,7 @@ from assess.scope.models import BATCH_SCHEMA, TEXT, LogBatch, SkippedRecord
 WantText = Callable[[pa.Table], Any]
 
 #: NDJSON block size: 16 MB was 6-15% faster than 8 MB (fewer per-block steps) for about 100 MB
-#: more peak RSS (360-410 MB in the benchmark); see README "Speed and memory".
+#: more peak RSS (360-410 MB in the benchmark); see docs/PERFORMANCE.md.
 BLOCK = 16 << 20
 DEPTH = 2
 _DETAILS = (*DETAIL_FIELDS, *TEXT_FIELDS)
