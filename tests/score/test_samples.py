@@ -21,8 +21,6 @@ INCIDENT = [
     ("control-absent.isolation.cross_tenant_leak_monitoring", "medium"),
     ("control-absent.isolation.kv_canaries", "medium"),
     ("control-absent.isolation.page_ownership_tags", "medium"),
-    ("control-absent.isolation.proxy_aborts_mid_transfer", "medium"),
-    ("control-absent.isolation.transfer_checksums", "medium"),
     ("control-absent.verification.canary_tests_in_ci", "medium"),
     ("shared-tenancy-only", "medium"),
     ("slow-disclosure", "medium"),

@@ -17,6 +17,7 @@ from assess.vendor.scoring.contradictions import deploy_findings, not_about, pro
 from assess.vendor.scoring.evidence import DeployEvidence, ProbeEvidence
 from assess.vendor.scoring.findings import Context
 from assess.vendor.scoring.formula import decided_by, formula_text, score_of, tier_of, total_of
+from assess.vendor.scoring.merge import merge_root_causes
 from assess.vendor.scoring.models import (
     Decision,
     QuestionnaireRef,
@@ -82,7 +83,11 @@ def score_answers(
     if deploy is not None:
         found += deploy_findings(ctx, deploy)
     points = questionnaire.scoring.points
-    findings = [f.model_copy(update={"points": points[f.severity]}) for f in _ordered(found)]
+    merged = sorted(merge_root_causes(_ordered(found)), key=lambda f: (-f.severity.rank, f.id))
+    findings = [
+        f.model_copy(update={"points": points[f.severity], "ref": f"F-{n:02d}"})
+        for n, f in enumerate(merged, 1)
+    ]
     score = score_of(findings, questionnaire.scoring)
     by_id = {r.id: r for r in questionnaire.scoring.decisive}
     name = answers.value("vendor.name")

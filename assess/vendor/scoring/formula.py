@@ -38,7 +38,11 @@ def _rule_text(rule: DecisiveRule) -> str:
 
 
 def decisive_matches(rule: DecisiveRule, finding: ScoreFinding) -> bool:
-    """Return True when ``finding`` passes every test ``rule`` gives."""
+    """Return True when ``finding`` (or a finding merged into it) passes every test of ``rule``."""
+    return _passes(rule, finding) or any(decisive_matches(rule, m) for m in finding.merged)
+
+
+def _passes(rule: DecisiveRule, finding: ScoreFinding) -> bool:
     if rule.contradiction is not None and finding.contradiction is not rule.contradiction:
         return False
     if rule.evidence is not None and (

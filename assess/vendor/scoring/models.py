@@ -35,6 +35,11 @@ class ScoreFinding(Finding):
     contradiction: bool = Field(
         default=False, description="True when technical evidence contradicts a vendor's claim"
     )
+    ref: str = Field(default="", description="F-01, F-02 ... in the order of the findings")
+    merged: list[ScoreFinding] = Field(
+        default_factory=list,
+        description="Findings with the same root cause (same answers) folded into this one",
+    )
 
 
 class QuestionnaireRef(Model):

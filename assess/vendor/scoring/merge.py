@@ -1,0 +1,67 @@
+"""One finding per root cause: findings resting on the same answers become one row (pure).
+
+Two findings are about the same root cause when they rest on exactly the same answers, or when
+one rests on a single answer that exactly one other (answer-only) finding also rests on -- e.g.
+``control-absent.isolation.proxy_aborts_mid_transfer`` and ``proxy-aborts-disaggregated``. The
+merged finding keeps the worst member's id, severity and wording, lists the others in ``merged``
+and carries every reason and remediation; it adds its points once. Findings resting on evidence
+(``evidence:*``) are never merged; the ``attested-only`` summary only with a finding resting on
+exactly its answers.
+"""
+
+from __future__ import annotations
+
+from assess.vendor.scoring.models import ScoreFinding
+
+#: Findings that already summarise several answers under one root cause of their own.
+AGGREGATES = frozenset({"attested-only"})
+
+
+def _on_answers(f: ScoreFinding) -> bool:
+    return bool(f.rests_on) and not any(r.startswith("evidence:") for r in f.rests_on)
+
+
+def _mergeable(f: ScoreFinding) -> bool:
+    return f.id not in AGGREGATES and _on_answers(f)
+
+
+def _key(f: ScoreFinding, anchors: list[frozenset[str]]) -> frozenset[str] | str:
+    if not _on_answers(f):
+        return f"id:{f.id}"
+    own = frozenset(f.rests_on)
+    if len(own) == 1 and _mergeable(f):
+        holders = {a for a in anchors if own < a}
+        if len(holders) == 1:
+            return holders.pop()
+    return own
+
+
+def _head_order(f: ScoreFinding) -> tuple[int, bool, str]:
+    return (-f.severity.rank, not f.contradiction, f.id)
+
+
+def _combine(group: list[ScoreFinding]) -> ScoreFinding:
+    head, *rest = sorted(group, key=_head_order)
+    if not rest:
+        return head
+    rests = list(dict.fromkeys(q for f in (head, *rest) for q in f.rests_on))
+    reasons = " ".join(f"Also ({f.id}, {f.severity.value}): {f.title}." for f in rest)
+    remedies = list(dict.fromkeys(f.remediation for f in (head, *rest) if f.remediation))
+    return head.model_copy(
+        update={
+            "rests_on": rests,
+            "detail": f"{head.detail} {reasons}".strip(),
+            "remediation": " ".join(remedies),
+            "contradiction": any(f.contradiction for f in group),
+            "merged": [*head.merged, *rest],
+        }
+    )
+
+
+def merge_root_causes(findings: list[ScoreFinding]) -> list[ScoreFinding]:
+    """Return ``findings`` with every group resting on the same answers merged into one."""
+    anchors = [frozenset(f.rests_on) for f in findings if _mergeable(f) and len(f.rests_on) > 1]
+    groups: dict[frozenset[str] | str, list[ScoreFinding]] = {}
+    for f in findings:
+        groups.setdefault(_key(f, anchors), []).append(f)
+    return [_combine(g) for g in groups.values()]

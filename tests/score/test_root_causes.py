@@ -1,0 +1,78 @@
+"""One finding per root cause: no two findings rest on exactly the same answers; stable refs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assess.advisories.catalogue import load_advisories
+from assess.vendor.answers_file import load_answers_and_bank
+from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.evidence_file import load_probe
+from assess.vendor.scoring.models import ScoreResult
+from tests.conftest import REPO
+from tests.score.test_checks import BANK, answers
+
+SAMPLES = sorted((REPO / "samples" / "vendors").glob("*.yaml"))
+PROBES = [None, *sorted((REPO / "samples" / "probes").glob("*.json"))]
+
+
+def score(path: Path, probe: Path | None = None) -> ScoreResult:
+    bank, answers = load_answers_and_bank(path)
+    evidence = load_probe(probe) if probe is not None else None
+    return score_answers(bank, answers, load_advisories(), evidence, evidence_for_vendor=True)
+
+
+@pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.stem if p else "no-probe")
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
+def test_no_two_findings_rest_on_the_same_answers(path: Path, probe: Path | None) -> None:
+    result = score(path, probe)
+    keys = [frozenset(f.rests_on) for f in result.findings if f.rests_on]
+    assert len(keys) == len(set(keys)), [sorted(k) for k in keys if keys.count(k) > 1]
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
+def test_refs_follow_the_order_and_points_count_once(path: Path) -> None:
+    result = score(path)
+    assert [f.ref for f in result.findings] == [
+        f"F-{n:02d}" for n in range(1, len(result.findings) + 1)
+    ]
+    ranks = [f.severity.rank for f in result.findings]
+    assert ranks == sorted(ranks, reverse=True)
+    assert result.points_total == sum(f.points for f in result.findings)
+    assert all(m.points == 0 for f in result.findings for m in f.merged)
+
+
+def test_one_answer_is_one_row_with_the_worst_severity_and_every_reason() -> None:
+    result = score(REPO / "samples" / "vendors" / "incident-like.yaml")
+    about = [f for f in result.findings if "isolation.proxy_aborts_mid_transfer" in f.rests_on]
+    assert [(f.id, f.severity.value, f.points) for f in about] == [
+        ("proxy-aborts-disaggregated", "high", 15)
+    ]
+    assert [m.id for m in about[0].merged] == ["control-absent.isolation.proxy_aborts_mid_transfer"]
+    assert "control-absent.isolation.proxy_aborts_mid_transfer" in about[0].detail
+    checksums = [f for f in result.findings if "isolation.transfer_checksums" in f.rests_on]
+    assert [f.id for f in checksums] == ["disaggregated-transfers-unverified"]
+    # Before the merge 209 points: two medium findings (5 each) counted again.
+    assert result.points_total == 199
+
+
+def test_findings_on_exactly_the_same_answers_become_one() -> None:
+    body = (
+        "  deployment.mode: disaggregated\n"
+        "  deployment.advertised_context_tokens: 1048576\n"
+        "  deployment.kv_pool_tokens: {prefill: 681280, decode: 900000}\n"
+    )
+    result = score_answers(BANK, answers(body), load_advisories())
+    keys = [frozenset(f.rests_on) for f in result.findings if f.rests_on]
+    assert len(keys) == len(set(keys))
+    pool = [f for f in result.findings if f.id.startswith("pool-smaller")]
+    assert [(f.id, f.severity.value, f.points) for f in pool] == [
+        ("pool-smaller-than-context.prefill", "critical", 40)
+    ]
+    # The decode pool and the attested-only summary rest on exactly these answers too.
+    assert [(m.id, m.severity.value) for m in pool[0].merged] == [
+        ("pool-smaller-than-context.decode", "high"),
+        ("attested-only", "low"),
+    ]
