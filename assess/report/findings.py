@@ -25,6 +25,8 @@ def merge_findings(
     node. A deployment finding that corroborates a questionnaire finding (see
     :data:`CORROBORATES`) or repeats one (same id or title) is folded into it: the questionnaire's
     wording is kept, the nodes are added, the stronger evidence level and the worse severity win.
+    Each gets a ``ref`` (F-01, F-02 ...) in that order: the score's own refs count the score's
+    findings only, so they differ when the deployment check adds findings.
     """
     kept: dict[str, dict[str, Any]] = {}
     by_title: dict[str, str] = {}
@@ -40,7 +42,8 @@ def merge_findings(
         else:
             _fold(kept[key], view)
     merged = [ReportFinding.model_validate(data) for data in kept.values()]
-    return sorted(merged, key=lambda f: (-f.severity.rank, not f.contradiction, f.id))
+    ordered = sorted(merged, key=lambda f: (-f.severity.rank, not f.contradiction, f.id))
+    return [f.model_copy(update={"ref": f"F-{n:02d}"}) for n, f in enumerate(ordered, 1)]
 
 
 def _strip_node(title: str, node: str | None) -> str:

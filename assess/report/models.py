@@ -242,6 +242,7 @@ class ReportFinding(Model):
     contradiction: bool = False
     nodes: list[str] = Field(default_factory=list)
     points: int | None = Field(default=None, description="What the finding adds to the score")
+    ref: str = Field(default="", description="F-01, F-02 ... in the order of the review's findings")
 
 
 class Scoring(Model):

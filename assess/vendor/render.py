@@ -44,15 +44,17 @@ def print_score(result: ScoreResult, console: Console) -> None:
         f"{result.questionnaire.id} v{result.questionnaire.version}",
         markup=False,
     )
-    table = Table("severity", "evidence", "pts")
+    table = Table("ref", "severity", "evidence", "pts")
     table.add_column("finding (id)", overflow="fold", ratio=1)
     for f in result.findings:
         title = escape(f.title) + (" [bold](contradicted)[/]" if f.contradiction else "")
+        also = "".join(f"\n[dim]+ {escape(m.id)} ({m.severity.value})[/]" for m in f.merged)
         table.add_row(
+            f.ref or "-",
             f"[{_STYLE[f.severity]}]{f.severity.value}[/]",
             f.evidence_level.value if f.evidence_level else "-",
             str(f.points),
-            f"{title}\n[dim]{escape(f.id)}[/]",
+            f"{title}\n[dim]{escape(f.id)}[/]{also}",
         )
     console.print(table)
     counts = ", ".join(

@@ -55,6 +55,14 @@ def test_findings_are_merged_without_duplicates(fast_review: Path) -> None:
     assert pool["nodes"] == ["prefill-0"]
     assert pool["title"] == "KV pool smaller than the advertised context"  # the score's wording
     assert findings[0]["contradiction"] is True  # worst first, contradictions first
+    assert [f["ref"] for f in findings] == ["F-01", "F-02", "F-03", "F-04", "F-05"]
+
+
+def test_findings_table_shows_each_ref(fast_review: Path) -> None:
+    tree = parse_strict(fast_review / "report.html")
+    table = next(t for t in tree.iter("table") if "findings" in (t.get("class") or "").split())
+    refs = [el.text for el in table.iter("strong") if (el.text or "").startswith("F-")]
+    assert refs == ["F-01", "F-02", "F-03", "F-04", "F-05"]
 
 
 def test_same_inputs_give_byte_identical_json_and_manifest(
