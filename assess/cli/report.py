@@ -145,6 +145,11 @@ def register(app: typer.Typer) -> None:
             "--include-prompts",
             help="Show prompt and response text from logs and probes (redacted by default).",
         ),
+        evidence_for_vendor: bool = typer.Option(
+            False,
+            "--evidence-for-vendor",
+            help="Score probe evidence even if its host or model is not the vendor's.",
+        ),
     ) -> None:
         """Write the vendor review (see REPORT_HELP)."""
         formats = parse_formats(fmt)
@@ -157,6 +162,7 @@ def register(app: typer.Typer) -> None:
             deploy_check=deploy_check,
             deploy_logs=deploy_log,
             include_prompts=include_prompts,
+            evidence_for_vendor=evidence_for_vendor,
         )
         run_report(req, out, formats)
 

@@ -49,6 +49,8 @@ class ReportRequest:
     deploy_check: Path | None = None
     deploy_logs: Sequence[str] = ()
     include_prompts: bool = False
+    #: Score probe evidence even when its host or model is not the vendor's (as `assess score`).
+    evidence_for_vendor: bool = False
     cwd: Path = field(default_factory=Path.cwd)
     #: Called while the request logs are read (bytes done, total).
     progress: ProgressCallback | None = None
@@ -66,8 +68,16 @@ def validate_request(req: ReportRequest) -> None:
     """Check option combinations before any work is done.
 
     Raises:
-        UsageError: for --deploy-check with --deploy-log, or --logs without --incident.
+        UsageError: for --deploy-check with --deploy-log, --logs without --incident, or
+            --evidence-for-vendor with an already scored questionnaire.
     """
+    if req.evidence_for_vendor and document_kind(req.questionnaire) == "assess.score":
+        raise UsageError(
+            "--evidence-for-vendor only applies to raw answers: an `assess score --json` "
+            "result was scored already",
+            "Run `assess score ... --evidence-for-vendor --json FILE` and give FILE, or give "
+            "the answers file to --questionnaire.",
+        )
     if req.deploy_check is not None and req.deploy_logs:
         raise UsageError(
             "--deploy-check and --deploy-log cannot be used together",
@@ -165,7 +175,8 @@ def gather(req: ReportRequest) -> Gathered:
         probe_docs.append((view, load_probe(path)))  # the scoring's checks, file and field named
         inputs.append(input_record(path, "probe", req.cwd))
     deploy, deploy_raw = _deploy(req, inputs, _advertised_context(answers))
-    score = _score(answers, [evidence for _, evidence in probe_docs], deploy_raw)
+    probes = [evidence for _, evidence in probe_docs]
+    score = _score(answers, probes, deploy_raw, req.evidence_for_vendor)
     scope: ScopeView | None = None
     preset: str | None = None
     rows: list[dict[str, str]] | None = None
@@ -222,7 +233,9 @@ def _advertised_context(answers: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _score(answers: Any, probes: list[ProbeEvidence], deploy: Any) -> ScoreView:
+def _score(
+    answers: Any, probes: list[ProbeEvidence], deploy: Any, evidence_for_vendor: bool = False
+) -> ScoreView:
     if isinstance(answers, ScoreView):
         return answers
     from assess.advisories.catalogue import load_advisories
@@ -239,6 +252,7 @@ def _score(answers: Any, probes: list[ProbeEvidence], deploy: Any) -> ScoreView:
         load_advisories(),
         probe=probe,
         deploy=DeployEvidence.model_validate(deploy) if deploy is not None else None,
+        evidence_for_vendor=evidence_for_vendor,
     )
     return ScoreView.model_validate(result.model_dump(mode="json"))
 

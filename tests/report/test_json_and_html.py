@@ -9,6 +9,7 @@ from typing import Any
 import html5lib
 import pytest
 
+from tests.conftest import REPO
 from tests.report.conftest import EPOCH, REPORT_ASSETS, copy_assets, full_args, invoke
 
 FAST = ("--format", "html,json")
@@ -183,6 +184,7 @@ def test_missing_inputs_are_reported_as_not_assessed(module_tmp: Path) -> None:
         (["--logs", "x.jsonl"], "--logs needs --incident"),
         (["--incident", "glm-5.3-kv-leak"], "only apply to --logs"),
         (["--format", "html,docx"], "--format: 'html,docx'"),
+        (["--evidence-for-vendor"], "--evidence-for-vendor only applies to raw answers"),
     ],
 )
 def test_bad_option_combinations_exit_2(module_tmp: Path, args: list[str], message: str) -> None:
@@ -249,3 +251,20 @@ def test_method_section_says_what_adds_points_and_what_decides(fast_review: Path
     # its formula names no decisive rule, so the review does not claim one was applied
     assert "Decisive evidence" not in html
     assert "before the cap" not in html
+
+
+@pytest.mark.parametrize("scored", [False, True])
+def test_evidence_for_vendor_scores_the_lab_probe_in_the_review(
+    module_tmp: Path, scored: bool
+) -> None:
+    out = module_tmp / f"bound-{scored}"
+    flag = ["--evidence-for-vendor"] if scored else []
+    vendor, probe = REPO / "samples/vendors/well-run.yaml", REPO / "samples/probes/leaky-lab.json"
+    args = ["report", "-q", str(vendor), "--probe", str(probe), "--out", str(out)]
+    result = invoke(*args, "--format", "json", *flag)
+    assert result.exit_code == 0, result.output
+    doc = json.loads((out / "report.json").read_text())
+    ids = {f["id"] for f in doc["findings"]}
+    assert ("attestation-contradicted.probe-leak" in ids) is scored
+    assert ("evidence-not-about-vendor.probe" in ids) is not scored
+    assert doc["tier"] == ("critical" if scored else "low")
