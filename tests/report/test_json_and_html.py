@@ -248,6 +248,7 @@ def test_method_section_says_what_adds_points_and_what_decides(fast_review: Path
     )
     html = (fast_review / "report.html").read_text()
     assert "a canary probe's findings and a deployment check's findings" in html
+    assert "rest on the same answers are one finding (one root cause)" in html
     # its formula names no decisive rule, so the review does not claim one was applied
     assert "Decisive evidence" not in html
     assert "before the cap" not in html
