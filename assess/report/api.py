@@ -52,6 +52,7 @@ def build_report(
     deploy_logs: Sequence[str | Path] = (),
     include_prompts: bool = False,
     generated_at: str | None = None,
+    evidence_for_vendor: bool = False,
 ) -> Report:
     """Build the vendor review: the model of `assess report`'s ``report.json``.
 
@@ -59,10 +60,12 @@ def build_report(
     command's ``--json`` document; only ``questionnaire`` is required, and a missing input makes
     the review say what was not assessed. ``logs`` need ``incident`` unless they are one
     `assess scope --json` document. Prompt and response text is redacted unless
-    ``include_prompts``.
+    ``include_prompts``. Probe evidence whose host or model is not the vendor's is not scored
+    unless ``evidence_for_vendor`` (raw answers only).
 
     Raises:
-        UsageError: ``deploy_check`` with ``deploy_logs``; ``logs`` without ``incident``.
+        UsageError: ``deploy_check`` with ``deploy_logs``; ``logs`` without ``incident``;
+            ``evidence_for_vendor`` with an `assess score --json` document.
         InputError: a missing or invalid input.
     """
     req = ReportRequest(
@@ -74,5 +77,6 @@ def build_report(
         deploy_check=Path(deploy_check) if deploy_check is not None else None,
         deploy_logs=[str(p) for p in deploy_logs],
         include_prompts=include_prompts,
+        evidence_for_vendor=evidence_for_vendor,
     )
     return review(req, generated_at).report
