@@ -96,7 +96,14 @@ def test_clean_probe_is_information_only() -> None:
 
 def test_startup_logs_contradict_pool_and_version_claims() -> None:
     result = score("well-run", deploy="deploy-incident.json")
-    contradicted = {f.id: f for f in result.findings if f.contradiction}
+    # the version claim contradicted on two nodes is one finding (one root cause), both kept
+    rows = [f.id for f in result.findings if f.contradiction]
+    assert rows == [
+        "attestation-contradicted.engine-version.decode-0",
+        "attestation-contradicted.kv-pool.prefill-0",
+    ]
+    every = [*result.findings, *(m for f in result.findings for m in f.merged)]
+    contradicted = {f.id: f for f in every if f.contradiction}
     assert sorted(contradicted) == [
         "attestation-contradicted.engine-version.decode-0",
         "attestation-contradicted.engine-version.prefill-0",
@@ -114,7 +121,7 @@ def test_startup_logs_contradict_pool_and_version_claims() -> None:
 
 def test_startup_logs_fill_unknown_answers_without_contradiction() -> None:
     result = score("evasive", deploy="deploy-incident.json")
-    by_id = {f.id: f for f in result.findings}
+    by_id = {f.id: f for f in [*result.findings, *(m for f in result.findings for m in f.merged)]}
     assert by_id["deploy-pool-smaller-than-context.prefill-0"].severity.value == "critical"
     assert not by_id["deploy-pool-smaller-than-context.prefill-0"].contradiction
     # the evasive vendor said "proprietary"; the logs say sglang

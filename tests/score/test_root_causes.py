@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from assess.advisories.catalogue import load_advisories
+from assess.deploy.api import check_deployment
 from assess.vendor.answers_file import load_answers_and_bank
 from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.evidence import DeployEvidence
 from assess.vendor.scoring.evidence_file import load_probe
 from assess.vendor.scoring.models import ScoreResult
 from tests.conftest import REPO
@@ -18,16 +20,26 @@ SAMPLES = sorted((REPO / "samples" / "vendors").glob("*.yaml"))
 PROBES = [None, *sorted((REPO / "samples" / "probes").glob("*.json"))]
 
 
-def score(path: Path, probe: Path | None = None) -> ScoreResult:
+SERVERLOGS = [REPO / "samples" / "serverlogs" / f"sglang-{r}.log" for r in ("prefill", "decode")]
+
+
+def score(path: Path, probe: Path | None = None, deploy: bool = False) -> ScoreResult:
     bank, answers = load_answers_and_bank(path)
     evidence = load_probe(probe) if probe is not None else None
-    return score_answers(bank, answers, load_advisories(), evidence, evidence_for_vendor=True)
+    logs = check_deployment(SERVERLOGS).model_dump(mode="json") if deploy else None
+    checked = DeployEvidence.model_validate(logs) if logs is not None else None
+    return score_answers(
+        bank, answers, load_advisories(), evidence, checked, evidence_for_vendor=True
+    )
 
 
+@pytest.mark.parametrize("deploy", [False, True], ids=["no-logs", "startup-logs"])
 @pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.stem if p else "no-probe")
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
-def test_no_two_findings_rest_on_the_same_answers(path: Path, probe: Path | None) -> None:
-    result = score(path, probe)
+def test_no_two_findings_rest_on_the_same_answers(
+    path: Path, probe: Path | None, deploy: bool
+) -> None:
+    result = score(path, probe, deploy)
     keys = [frozenset(f.rests_on) for f in result.findings if f.rests_on]
     assert len(keys) == len(set(keys)), [sorted(k) for k in keys if keys.count(k) > 1]
 
@@ -76,3 +88,13 @@ def test_findings_on_exactly_the_same_answers_become_one() -> None:
         ("pool-smaller-than-context.decode", "high"),
         ("attested-only", "low"),
     ]
+
+
+def test_one_claim_contradicted_on_two_nodes_is_one_finding() -> None:
+    result = score(REPO / "samples" / "vendors" / "well-run.yaml", deploy=True)
+    version = [f for f in result.findings if "engine.version" in f.rests_on]
+    assert [f.id for f in version] == ["attestation-contradicted.engine-version.sglang-decode"]
+    assert [m.id for m in version[0].merged] == [
+        "attestation-contradicted.engine-version.sglang-prefill"
+    ]
+    assert result.tier.value == "critical"

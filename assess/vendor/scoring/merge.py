@@ -5,8 +5,8 @@ one rests on a single answer that exactly one other (answer-only) finding also r
 ``control-absent.isolation.proxy_aborts_mid_transfer`` and ``proxy-aborts-disaggregated``. The
 merged finding keeps the worst member's id, severity and wording, lists the others in ``merged``
 and carries every reason and remediation; it adds its points once. Findings resting on evidence
-(``evidence:*``) are never merged; the ``attested-only`` summary only with a finding resting on
-exactly its answers.
+(``evidence:*``, e.g. one contradiction per node of the same claim) and the ``attested-only``
+summary merge only with findings resting on exactly the same answers and evidence.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _mergeable(f: ScoreFinding) -> bool:
 
 
 def _key(f: ScoreFinding, anchors: list[frozenset[str]]) -> frozenset[str] | str:
-    if not _on_answers(f):
+    if not f.rests_on:
         return f"id:{f.id}"
     own = frozenset(f.rests_on)
     if len(own) == 1 and _mergeable(f):
