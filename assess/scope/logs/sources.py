@@ -132,22 +132,14 @@ def sniff_compression(path: Path) -> Compression | Literal["parquet"]:
     return "none"
 
 
-class ZstdFrames(io.RawIOBase):
-    """Decompressed bytes of one or more concatenated zstd frames read from ``raw``.
-
-    Unlike ``ZstdDecompressor.stream_reader``, which ends quietly on a truncated frame (a cut
-    file would read as shorter or empty), a frame that stops before its end raises EOFError.
-    """
+class _Inflating(io.RawIOBase):
+    """Decompressed bytes of ``raw`` read in small pieces; subclasses say how a piece inflates
+    (``_feed``), and what a stream that ends, or broke at an earlier piece, raises (``_check``)."""
 
     def __init__(self, raw: io.RawIOBase) -> None:
         super().__init__()
-        import zstandard
-
         self._raw = raw
-        self._dctx = zstandard.ZstdDecompressor()
-        self._zstd_error = zstandard.ZstdError
-        self._frame = self._dctx.decompressobj()
-        self._fed = False  # the current frame has received input
+        self._offset = 0  # bytes of the file read so far
         self._out = memoryview(b"")
 
     def readable(self) -> bool:
@@ -155,16 +147,44 @@ class ZstdFrames(io.RawIOBase):
 
     def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         while not self._out:
+            self._check(ended=False)
             chunk = self._raw.read(1 << 17)  # small: corruption loses only this much before it
             if not chunk:
-                if self._fed and not self._frame.eof:
-                    raise EOFError("zstd stream ended before the end of its frame")
+                self._check(ended=True)
                 return 0
             self._out = memoryview(self._feed(chunk))
+            self._offset += len(chunk)
         count = min(len(buffer), len(self._out))
         buffer[:count] = self._out[:count]
         self._out = self._out[count:]
         return count
+
+    def _check(self, ended: bool) -> None:
+        raise NotImplementedError
+
+    def _feed(self, chunk: bytes) -> bytes:
+        raise NotImplementedError
+
+
+class ZstdFrames(_Inflating):
+    """Decompressed bytes of one or more concatenated zstd frames read from ``raw``.
+
+    Unlike ``ZstdDecompressor.stream_reader``, which ends quietly on a truncated frame (a cut
+    file would read as shorter or empty), a frame that stops before its end raises EOFError.
+    """
+
+    def __init__(self, raw: io.RawIOBase) -> None:
+        super().__init__(raw)
+        import zstandard
+
+        self._dctx = zstandard.ZstdDecompressor()
+        self._zstd_error = zstandard.ZstdError
+        self._frame = self._dctx.decompressobj()
+        self._fed = False  # the current frame has received input
+
+    def _check(self, ended: bool) -> None:
+        if ended and self._fed and not self._frame.eof:
+            raise EOFError("zstd stream ended before the end of its frame")
 
     def _feed(self, chunk: bytes) -> bytes:
         parts: list[bytes] = []
@@ -188,7 +208,7 @@ class StreamBreak(ValueError):
         self.offset = offset
 
 
-class GzipMembers(io.RawIOBase):
+class GzipMembers(_Inflating):
     """Decompressed bytes of one or more concatenated gzip members read from ``raw`` (ISA-L).
 
     Each piece of output is handed out before a break is raised: a member cut short raises
@@ -198,36 +218,20 @@ class GzipMembers(io.RawIOBase):
     """
 
     def __init__(self, raw: io.RawIOBase) -> None:
-        super().__init__()
+        super().__init__(raw)
         from isal import isal_zlib
 
-        self._raw = raw
         self._new: Any = lambda: isal_zlib.decompressobj(wbits=31)
         self._zlib_error: Any = isal_zlib.error
         self._member = self._new()
         self._fed = False  # the current member has received input
-        self._offset = 0  # bytes of the file read so far
-        self._out = memoryview(b"")
         self._broken: StreamBreak | None = None
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
-        while not self._out:
-            if self._broken is not None:
-                raise self._broken
-            chunk = self._raw.read(1 << 17)  # small: corruption loses only this much before it
-            if not chunk:
-                if self._fed and not self._member.eof:
-                    raise StreamBreak("gzip stream truncated (ends inside a member)", self._offset)
-                return 0
-            self._out = memoryview(self._feed(chunk))
-            self._offset += len(chunk)
-        count = min(len(buffer), len(self._out))
-        buffer[:count] = self._out[:count]
-        self._out = self._out[count:]
-        return count
+    def _check(self, ended: bool) -> None:
+        if self._broken is not None:
+            raise self._broken
+        if ended and self._fed and not self._member.eof:
+            raise StreamBreak("gzip stream truncated (ends inside a member)", self._offset)
 
     def _feed(self, chunk: bytes) -> bytes:
         parts: list[bytes] = []
