@@ -13,21 +13,20 @@ Received (affected) = over_threshold; possibly affected = unknown_tokens; disclo
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from datetime import UTC, date, datetime, time
+from collections.abc import Iterable
+from datetime import date
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from assess.advisories.models import Advisory
 from assess.kernel.common import InputFile
 from assess.kernel.errors import InputError, UsageError
 from assess.kernel.model_ids import normalise_model_id
+from assess.scope.filter import end_of_day as end_of_day
+from assess.scope.filter import make_filter as make_filter
 from assess.scope.logs.timestamps import datetime_to_ns, ns_to_datetime
 from assess.scope.models import (
-    BATCH_SCHEMA,
-    TEXT,
     AccountCount,
     Affected,
     Breakdown,
@@ -43,74 +42,20 @@ from assess.scope.models import (
     SkippedRecord,
     TokenEstimate,
 )
+from assess.scope.store import DistinctStrings, RowStore, _ranked
+from assess.scope.store import _foreign_column as _foreign_column  # tests call it here
 from assess.scope.text import (
     CHARS_PER_TOKEN_HIGH,
     CHARS_PER_TOKEN_LOW,
     ESTIMATE_METHOD,
-    MAYBE_FOREIGN,
-    foreign_kinds,
     token_range,
 )
 
 SKIPPED_LISTED = 1000
 _FOREIGN = ("foreign", "request_id")
-_IDS = ("request_id", "account_id", "session_id", "status")
 _DAY = pa.date32()
 _NS = pa.timestamp("ns")
-_STORE_TYPES = {"prompt_chars": pa.int64(), "foreign": TEXT}
 ESTIMATES_LISTED = 1000
-
-
-def make_filter(
-    advisory: Advisory | None,
-    models: list[str] | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    min_prompt_tokens: int | None = None,
-) -> ScopeFilter:
-    """Return the filter: the advisory's values, each replaced by an option when given.
-
-    Raises:
-        UsageError: when no advisory is given and an option it would supply is missing, or the
-            window is empty.
-    """
-    names = [normalise_model_id(m) for m in models] if models else None
-    if advisory is None and (not names or since is None or until is None):
-        raise UsageError(
-            "scope: without an advisory, --model, --since and --until are all required",
-            "Give --incident ID (see `assess advisories list`) or all three options.",
-        )
-    start = since or (advisory.window.start if advisory else None)
-    end = until or (advisory.window.end if advisory else None)
-    assert start is not None and end is not None
-    start, end = _utc(start), _utc(end)
-    if end < start:
-        until_from = "--until" if until is not None else "the advisory's window end"
-        since_from = "--since" if since is not None else "the advisory's window start"
-        raise UsageError(
-            f"{until_from} {end.isoformat()} is before {since_from} {start.isoformat()}",
-            "Give --since and --until that make a window with its start before its end.",
-        )
-    threshold = min_prompt_tokens
-    if threshold is None:
-        threshold = advisory.trigger.prompt_tokens_gt if advisory else 0
-    return ScopeFilter(
-        advisory_id=advisory.id if advisory else None,
-        model_names=names or (advisory.models.names if advisory else []),
-        since=start,
-        until=end,
-        min_prompt_tokens=threshold,
-        leaked_responses=advisory.leaked_responses if advisory else None,
-    )
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def end_of_day(day: datetime) -> datetime:
-    """Return 23:59:59 UTC of ``day`` (a bare ``--until`` date includes the whole day)."""
-    return datetime.combine(day.date(), time(23, 59, 59), tzinfo=UTC)
 
 
 class ScopeAccumulator:
@@ -121,7 +66,7 @@ class ScopeAccumulator:
         self.filter = scope
         self._names = set(scope.model_names)
         self._match_cache: dict[str, bool] = {}
-        self._last_mask: tuple[Any, Any, tuple[Any, Any]] | None = None
+        self._last_mask: tuple[pa.Table, tuple[Any, Any]] | None = None
         self._since = datetime_to_ns(scope.since)
         self._until = datetime_to_ns(scope.until)
         self._threshold = scope.min_prompt_tokens
@@ -152,30 +97,40 @@ class ScopeAccumulator:
     def _scope_mask(self, table: pa.Table) -> tuple[Any, Any]:
         """Return (model matched, in scope) masks of ``table``.
 
-        The reader asks for the text mask of a block (:meth:`text_mask`) and the block then comes
-        back to :meth:`add` with the same model and timestamp columns: the masks are kept for the
-        last columns seen (by their buffers, which are immutable), so they are computed once.
+        The masks of the last table are kept (with the table, so it stays the same object): a
+        caller that asks :meth:`text_mask` and then adds the same table pays for them once.
         """
+        if self._last_mask is not None and self._last_mask[0] is table:
+            return self._last_mask[1]
         models, stamps = table.column("model"), table.column("timestamp")
-        key = (_buffers_key(models), _buffers_key(stamps))
-        if self._last_mask is not None and self._last_mask[0] == key:
-            return self._last_mask[2]
         matched = self._model_mask(models)
         window = pc.and_(pc.greater_equal(stamps, self._since), pc.less_equal(stamps, self._until))
         masks = matched, pc.and_(matched, pc.fill_null(window, False))
-        self._last_mask = (key, (models, stamps), masks)  # the columns keep their buffers alive
+        self._last_mask = (table, masks)
         return masks
 
-    def text_mask(self, table: pa.Table) -> Any:
-        """Return the rows whose text the scoping needs: in scope and over or unknown tokens."""
-        _, scope = self._scope_mask(table)
+    def _needs_text(self, table: pa.Table, scope: Any) -> Any:
         tokens = table.column("prompt_tokens")
         needed = pc.or_(pc.is_null(tokens), pc.greater(pc.fill_null(tokens, 0), self._threshold))
         return pc.and_(scope, needed)
 
+    def text_mask(self, table: pa.Table) -> Any:
+        """Return the rows whose details the scoping keeps: in scope and over or unknown tokens
+        (their ids, status and texts are loaded; no other row's are)."""
+        return self._needs_text(table, self._scope_mask(table)[1])
+
     def add(self, batch: LogBatch) -> None:
-        """Count one batch."""
+        """Count one batch, first loading the details of the rows kept (``batch.details``)."""
         table = batch.table
+        masks = self._scope_mask(table) if table.num_rows else None
+        if masks is not None and batch.details is not None:
+            needed = self._needs_text(table, masks[1])
+            if pc.any(needed).as_py():
+                loaded = batch.details(needed)
+                if isinstance(loaded, LogBatch):  # re-read: count that batch instead
+                    self.add(loaded)
+                    return
+                table = loaded  # the same rows in the same order: the masks still hold
         self.read += batch.records_read
         self.requests += table.num_rows
         self.non_request.update(batch.non_request)
@@ -184,9 +139,9 @@ class ScopeAccumulator:
         room = SKIPPED_LISTED - len(self.skipped)
         if room > 0:
             self.skipped.extend(batch.skipped[:room])
-        if table.num_rows == 0:
+        if masks is None:
             return
-        matched, scope = self._scope_mask(table)
+        matched, scope = masks
         self.matched += pc.sum(matched).as_py() or 0
         in_scope = table.filter(scope)
         if in_scope.num_rows:
@@ -379,142 +334,6 @@ class ScopeAccumulator:
                 "occur in the request's own prompt; values are never shown"
             ),
         )
-
-
-class DistinctStrings:
-    """Distinct non-empty strings, kept as Arrow arrays (no Python string per row)."""
-
-    def __init__(self) -> None:
-        self._parts: list[Any] = []
-        self._size = 0
-
-    def add(self, values: Any) -> None:
-        """Remember the distinct values of ``values`` (nulls and "" are not values)."""
-        distinct = pc.unique(values).drop_null()
-        self._parts.append(distinct)
-        self._size += len(distinct)
-        if len(self._parts) > 64:
-            self._compact()
-
-    def _compact(self) -> None:
-        if len(self._parts) > 1:
-            chunks = [c for part in self._parts for c in getattr(part, "chunks", [part])]
-            self._parts = [pc.unique(pa.chunked_array(chunks)).drop_null()]
-            self._size = len(self._parts[0])
-
-    def __len__(self) -> int:
-        self._compact()
-        if not self._parts:
-            return 0
-        return self._size - (1 if pc.any(pc.equal(self._parts[0], "")).as_py() else 0)
-
-
-class RowStore:
-    """Affected or possibly affected rows, kept columnar (texts replaced by what is needed)."""
-
-    COLUMNS = (
-        "timestamp",
-        "model",
-        "request_id",
-        "account_id",
-        "session_id",
-        "status",
-        "prompt_tokens",
-    )
-
-    def __init__(self, keep_text: bool = False) -> None:
-        self._tables: list[pa.Table] = []
-        self._count = 0
-        self._keep_text = keep_text
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __bool__(self) -> bool:
-        return self._count > 0
-
-    def add(self, rows: pa.Table) -> None:
-        """Keep ``rows``: ids with "" as null, prompt length, foreign-data kinds (no text)."""
-        columns = {name: rows.column(name) for name in self.COLUMNS}
-        for name in _IDS:
-            column = columns[name]
-            columns[name] = pc.if_else(pc.equal(column, ""), pa.scalar(None, column.type), column)
-        columns["prompt_chars"] = pc.utf8_length(rows.column("prompt")).cast(pa.int64())
-        columns["foreign"] = _foreign_column(rows.column("response"), rows.column("prompt"))
-        if self._keep_text:
-            columns["prompt"], columns["response"] = rows.column("prompt"), rows.column("response")
-        self._tables.append(pa.table(columns))
-        self._count += rows.num_rows
-
-    def column(self, name: str) -> pa.ChunkedArray:
-        """Return one kept column over every batch (ids: "" already null)."""
-        kind = _STORE_TYPES.get(name) or BATCH_SCHEMA.field(name).type
-        return pa.chunked_array([c for t in self._tables for c in t.column(name).chunks], kind)
-
-    def take(self, indices: Any, columns: tuple[str, ...]) -> list[dict[str, Any]]:
-        """Return the rows at ``indices`` (over every batch) as dicts of ``columns``."""
-        if not len(indices) or not self._tables:
-            return []
-        table = pa.concat_tables([t.select(list(columns)) for t in self._tables])
-        return table.take(indices).to_pylist()  # type: ignore[no-any-return]
-
-    def rows(self, columns: tuple[str, ...] | None = None) -> Iterator[dict[str, Any]]:
-        """Yield the kept rows as dicts, one table at a time (bounded memory).
-
-        Keys: the canonical fields but ``prompt``/``response`` (kept only with ``keep_text``),
-        plus ``prompt_chars`` and ``foreign`` (comma-separated kinds, "" none, None no response).
-        """
-        for table in self._tables:
-            yield from (table.select(list(columns)) if columns else table).to_pylist()
-
-    __iter__ = rows
-
-
-def _buffers_key(column: Any) -> tuple[int, ...]:
-    """Return what identifies an Arrow column's data: its chunks' buffer addresses, offsets and
-    lengths (buffers are immutable, so equal keys of live columns mean equal values)."""
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    key: list[int] = []
-    for chunk in chunks:
-        key += [chunk.offset, len(chunk)]
-        key += [0 if b is None else b.address for b in chunk.buffers()]
-    return tuple(key)
-
-
-def _ranked(values: Any) -> list[tuple[Any, int]]:
-    """Return ``Counter(non-null values).most_common()``: by count, ties in first-seen order."""
-    values = values.drop_null()
-    if not len(values):
-        return []
-    counts = pc.value_counts(values)
-    pairs = list(
-        zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True)
-    )
-    pairs.sort(key=lambda pair: pair[1], reverse=True)  # stable, as most_common
-    return pairs
-
-
-def _foreign_column(responses: Any, prompts: Any) -> pa.Array:
-    """Return the foreign-data kinds of each response ("" none, null when no response).
-
-    RE2 first marks the responses that could hold an identifier at all (a superset of what the
-    patterns match); only those are checked, with their prompts, by :func:`foreign_kinds`.
-    """
-    if isinstance(responses, pa.ChunkedArray):
-        responses, prompts = responses.combine_chunks(), prompts.combine_chunks()
-    maybe = pc.fill_null(pc.match_substring_regex(responses, MAYBE_FOREIGN), False)
-    text = pa.large_string()
-    found = pc.if_else(pc.is_null(responses), pa.scalar(None, text), pa.scalar("", text))
-    hits = pc.indices_nonzero(maybe)
-    if len(hits):
-        kinds = [
-            ",".join(sorted(foreign_kinds(response, prompt)))
-            for response, prompt in zip(
-                responses.take(hits).to_pylist(), prompts.take(hits).to_pylist(), strict=True
-            )
-        ]
-        found = pc.replace_with_mask(found, maybe, pa.array(kinds, text))
-    return found
 
 
 def require_evidence(result: ScopeResult, preset: str) -> None:

@@ -46,7 +46,7 @@ def parse_when(value: str | datetime | None, option: str, until: bool = False) -
     Raises:
         UsageError: naming ``option`` when the text is not a date-time.
     """
-    from assess.scope.accumulator import end_of_day
+    from assess.scope.filter import end_of_day
     from assess.scope.logs.timestamps import ns_to_datetime, parse_timestamp
 
     if value is None or isinstance(value, datetime):
@@ -80,7 +80,8 @@ def scope_run(
 ) -> ScopeRun:
     """Scope ``logs`` (files or globs) as `assess scope` does; see :func:`scope_logs`."""
     from assess.advisories.catalogue import get_advisory
-    from assess.scope.accumulator import make_filter, require_evidence
+    from assess.scope.accumulator import require_evidence
+    from assess.scope.filter import make_filter
     from assess.scope.logs import open_logs, parse_map
 
     if isinstance(mapping, Mapping):
@@ -98,13 +99,12 @@ def scope_run(
         [str(p) for p in logs],
         preset or "auto",
         maps,
-        want_text=acc.text_mask,
         progress=progress,
     )
     if max_line_bytes is not None:
         reader.max_line_bytes = max_line_bytes
     for batch in reader.batches():
-        acc.add(batch)
+        acc.add(batch)  # loads the details of the rows it keeps (``LogBatch.details``)
     result = acc.result(reader.preset.id, reader.inputs, platform_requests)
     require_evidence(result, reader.preset.id)
     return ScopeRun(result=result, files=list(reader.files), accumulator=acc)

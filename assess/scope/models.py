@@ -2,32 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from typing import Literal
+from typing import Any, Literal
 
 import pyarrow as pa
 from pydantic import Field
 
 from assess.kernel.common import InputFile
 from assess.kernel.model import Model
+from assess.scope.fields import CANONICAL_FIELDS, INTEGER_FIELDS
 
 #: Text columns are large_string: what polars hands over, so no copy is made.
 TEXT = pa.large_string()
 
 #: Columns of every canonical batch; timestamps are UTC nanoseconds, prompt_tokens null = unknown.
 BATCH_SCHEMA = pa.schema(
-    [
-        ("timestamp", pa.int64()),
-        ("model", TEXT),
-        ("prompt_tokens", pa.int64()),
-        ("request_id", TEXT),
-        ("account_id", TEXT),
-        ("session_id", TEXT),
-        ("status", TEXT),
-        ("prompt", TEXT),
-        ("response", TEXT),
-    ]
+    [(name, pa.int64() if name in INTEGER_FIELDS else TEXT) for name in CANONICAL_FIELDS]
 )
 
 
@@ -44,6 +36,8 @@ class LogBatch:
     """A slice of one input file: its requests as a canonical table, plus the other records.
 
     ``records_read`` = ``table.num_rows`` + sum of ``non_request`` + ``skipped_count``.
+    ``details``: when set, the table's detail and text columns are not read yet for (some) rows;
+    the consumer decides which rows it keeps and loads theirs (:meth:`with_details`).
     """
 
     file: str
@@ -51,11 +45,35 @@ class LogBatch:
     records_read: int = 0
     non_request: dict[str, int] = field(default_factory=dict)
     skipped: list[SkippedRecord] = field(default_factory=list)
+    details: DetailLoader | None = None
 
     @property
     def skipped_count(self) -> int:
         """Return how many records of this batch were malformed."""
         return len(self.skipped)
+
+    def with_details(self, wanted: Callable[[pa.Table], Any]) -> LogBatch:
+        """Return the batch with the details of the rows ``wanted(table)`` selects loaded (a
+        re-read part of the file comes back loaded the same way)."""
+        import pyarrow.compute as pc
+
+        batch = self
+        while batch.details is not None and batch.table.num_rows:
+            mask = pc.fill_null(wanted(batch.table), False)
+            if not pc.any(mask).as_py():
+                break
+            loaded = batch.details(mask)
+            if isinstance(loaded, LogBatch):
+                batch = loaded
+            else:
+                batch = replace(batch, table=loaded, details=None)
+        return replace(batch, details=None) if batch.details is not None else batch
+
+
+#: Given the mask of a batch's rows whose details (ids, status, prompt, response) are kept,
+#: return the table with those filled (the same rows in the same order) or, when the rows cannot
+#: be mapped back to their lines, the part of the file re-read as a new batch to take instead.
+DetailLoader = Callable[[Any], pa.Table | LogBatch]
 
 
 class ScopeFilter(Model):

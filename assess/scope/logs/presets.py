@@ -15,19 +15,9 @@ from pydantic import Field, field_validator, model_validator
 
 from assess.kernel.errors import CatalogueError, UsageError
 from assess.kernel.model import Model
+from assess.scope.fields import CANONICAL_FIELDS as CANONICAL_FIELDS  # its one home
 from assess.scope.logs.paths import MISSING, get_path
 
-CANONICAL_FIELDS = (
-    "timestamp",
-    "model",
-    "prompt_tokens",
-    "request_id",
-    "account_id",
-    "session_id",
-    "status",
-    "prompt",
-    "response",
-)
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 
 

@@ -13,11 +13,10 @@ from typing import Any
 
 import orjson
 
+from assess.scope.fields import ROW_FIELDS
 from assess.scope.logs.paths import MISSING, get_path
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.timestamps import parse_timestamp
-
-ROW_FIELDS = ("timestamp", "model", "prompt_tokens", "request_id", "account_id", "session_id")
 
 
 @dataclass(frozen=True)
@@ -124,7 +123,7 @@ def classify(
     if reason is not None:
         return Outcome(non_request=reason)
     fields = preset.fields
-    values = {name: _first(record, fields.get(name, [])) for name in (*ROW_FIELDS, "status")}
+    values = {name: _first(record, fields.get(name, [])) for name in ROW_FIELDS}
     if side is not None and preset.join is not None:
         key = _text(_first(record, [preset.join.key]))
         extra = side.get(key or "", {})

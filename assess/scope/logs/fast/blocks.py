@@ -8,7 +8,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.json as pj
 
-from assess.scope.logs.fast.columnar import FAST_FIELDS, ColumnPlan, NotColumnar, first_text
+from assess.scope.fields import FAST_FIELDS
+from assess.scope.logs.fast.columnar import ColumnPlan, NotColumnar, first_text
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.sources import LineBlock, numpy_int64
 

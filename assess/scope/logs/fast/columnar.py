@@ -17,17 +17,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from assess.scope.fields import CANONICAL_FIELDS, FAST_FIELDS, LOADED_FIELDS
 from assess.scope.logs.paths import MISSING
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.timestamps import TimestampFormat, parse_array, parse_timestamp
 from assess.scope.models import TEXT
-
-#: Parsed for every row; request_id, session_id and status are only needed for the few rows the
-#: core asks details for, which are read from their line (``TextRows``, else
-#: ``LogReader.fill_details``).
-FAST_FIELDS = ("timestamp", "model", "prompt_tokens", "account_id")
-DETAIL_FIELDS = ("request_id", "session_id", "status")
-TEXT_FIELDS = ("prompt", "response")
 
 
 class NotColumnar(Exception):
@@ -188,13 +182,10 @@ class ColumnPlan:
             "timestamp": stamps,
             "model": model,
             "prompt_tokens": pc.if_else(pc.equal(tokens, 0), None, tokens),
+            "account_id": _as(self._coalesce(table, "account_id"), TEXT),
         }
-        nulls = pa.nulls(table.num_rows, TEXT)
-        columns["request_id"] = nulls
-        columns["account_id"] = _as(self._coalesce(table, "account_id"), TEXT)
-        for name in ("session_id", "status", "prompt", "response"):
-            columns[name] = nulls
-        return pa.table(columns), slow
+        nulls = pa.nulls(table.num_rows, TEXT)  # the loaded fields: filled for kept rows only
+        return pa.table({name: columns.get(name, nulls) for name in CANONICAL_FIELDS}), slow
 
 
 def _text_columns(
@@ -210,7 +201,7 @@ def _text_columns(
     prints it (``200`` for ``200.0``, where the reference path gives ``200.0``).
     """
     planned: dict[str, list[str]] = {}
-    for name in DETAIL_FIELDS + TEXT_FIELDS:
+    for name in LOADED_FIELDS:
         paths = preset.fields.get(name, [])
         allowed = (str, int) if name == "status" else (str,)
         if not paths or any(p in tree for p in paths):

@@ -1,0 +1,62 @@
+"""The scope filter: the advisory's model names, window and trigger, each replaceable."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time
+
+from assess.advisories.models import Advisory
+from assess.kernel.errors import UsageError
+from assess.kernel.model_ids import normalise_model_id
+from assess.scope.models import ScopeFilter
+
+
+def make_filter(
+    advisory: Advisory | None,
+    models: list[str] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    min_prompt_tokens: int | None = None,
+) -> ScopeFilter:
+    """Return the filter: the advisory's values, each replaced by an option when given.
+
+    Raises:
+        UsageError: when no advisory is given and an option it would supply is missing, or the
+            window is empty.
+    """
+    names = [normalise_model_id(m) for m in models] if models else None
+    if advisory is None and (not names or since is None or until is None):
+        raise UsageError(
+            "scope: without an advisory, --model, --since and --until are all required",
+            "Give --incident ID (see `assess advisories list`) or all three options.",
+        )
+    start = since or (advisory.window.start if advisory else None)
+    end = until or (advisory.window.end if advisory else None)
+    assert start is not None and end is not None
+    start, end = _utc(start), _utc(end)
+    if end < start:
+        until_from = "--until" if until is not None else "the advisory's window end"
+        since_from = "--since" if since is not None else "the advisory's window start"
+        raise UsageError(
+            f"{until_from} {end.isoformat()} is before {since_from} {start.isoformat()}",
+            "Give --since and --until that make a window with its start before its end.",
+        )
+    threshold = min_prompt_tokens
+    if threshold is None:
+        threshold = advisory.trigger.prompt_tokens_gt if advisory else 0
+    return ScopeFilter(
+        advisory_id=advisory.id if advisory else None,
+        model_names=names or (advisory.models.names if advisory else []),
+        since=start,
+        until=end,
+        min_prompt_tokens=threshold,
+        leaked_responses=advisory.leaked_responses if advisory else None,
+    )
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def end_of_day(day: datetime) -> datetime:
+    """Return 23:59:59 UTC of ``day`` (a bare ``--until`` date includes the whole day)."""
+    return datetime.combine(day.date(), time(23, 59, 59), tzinfo=UTC)

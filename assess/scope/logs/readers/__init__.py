@@ -1,0 +1,1 @@
+"""One reader per log file format behind a registry (``registry.READERS``); see ``base.py``."""
