@@ -14,8 +14,30 @@ REPO = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected"
 
 
+def _opened(value: Any) -> Iterator[Any]:
+    """Yield the records of an API response as each product documents it, else ``value``:
+    Cloudflare {"result": [...]}, OpenRouter {"data": {...}}, Langfuse/Helicone {"data": [...]},
+    new-api {"data": {"items": [...]}}."""
+    body = value.get("result", value.get("data")) if isinstance(value, dict) else None
+    if isinstance(value, dict) and ("id" in value or body is None):
+        yield value
+    elif isinstance(body, dict) and isinstance(body.get("items"), list):
+        yield from body["items"]
+    elif isinstance(body, dict):
+        yield body
+    elif isinstance(body, list):
+        yield from body
+    else:
+        yield value
+
+
 def raw_records(path: Path) -> Iterator[Any]:
-    """Yield each parsed record of ``path``; malformed lines/rows are left out."""
+    """Yield each parsed record of ``path`` (API pages opened); malformed lines are left out."""
+    for value in _raw(path):
+        yield from _opened(value)
+
+
+def _raw(path: Path) -> Iterator[Any]:
     data = path.read_bytes()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
@@ -28,6 +50,8 @@ def raw_records(path: Path) -> Iterator[Any]:
         )
     elif text.lstrip().startswith("["):
         yield from json.loads(text)
+    elif text.lstrip().startswith("{\n"):  # one pretty-printed API response
+        yield json.loads(text)
     else:
         for line in text.splitlines():
             try:

@@ -769,7 +769,7 @@ def newapi() -> None:
             ]
         )
     extra = [
-        # top-up, manage, error (failed relay, no usage), refund: not requests
+        # top-up, manage and refund: not requests; error (failed relay, no usage): a request
         [
             str(1101),
             "11",
@@ -822,7 +822,7 @@ def newapi() -> None:
             "contracts-key",
             "glm-5.3",
             "0",
-            "681281",
+            "0",  # RecordErrorLog (model/log.go) writes PromptTokens: 0
             "0",
             "2",
             "false",

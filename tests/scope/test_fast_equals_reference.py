@@ -81,13 +81,21 @@ def test_plan_reads_plain_text_keys_as_columns_and_leaves_the_rest_to_lines() ->
         {"timestamp": "2026-09-01T00:00:00Z", "model": "m", "session_id": 7, "prompt": ["x"]},
     ]
     plan = ColumnPlan.build(preset, sample, details=True)
-    # read from the lines of the rows asked for; response never seen: text; prompt held a list
+    # read from the lines of the rows asked for; response never seen: text; prompt held a list;
+    # each snake_case path comes with its camelCase twin
     assert plan.texts == {
-        "request_id": ["request_id"],
+        "request_id": ["request_id", "requestId"],
         "status": ["status"],
         "response": ["response"],
     }
-    assert {f.name for f in plan.schema} == {"timestamp", "model", "prompt_tokens", "account_id"}
+    assert {f.name for f in plan.schema} == {
+        "timestamp",
+        "model",
+        "prompt_tokens",
+        "promptTokens",
+        "account_id",
+        "accountId",
+    }
     assert ColumnPlan.build(preset, sample).texts == {}
 
 

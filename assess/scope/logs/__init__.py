@@ -71,7 +71,7 @@ def _check_one_product(
 
 def _fits(preset: Preset, record: Any) -> bool:
     """True when ``record`` matches the preset's detect rule or its join side table's."""
-    if preset.detect.matches(record):
+    if preset.matches(record):
         return True
     return preset.join is not None and preset.join.detect.matches(record)
 

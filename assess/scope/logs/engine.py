@@ -10,6 +10,7 @@ asks its consumer anything.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -17,7 +18,7 @@ import pyarrow as pa
 
 from assess.kernel.common import InputFile, hash_file
 from assess.kernel.output import ProgressCallback
-from assess.scope.logs import formats
+from assess.scope.logs import envelopes, formats
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.readers.base import (
     ROWS_PER_BATCH,
@@ -83,7 +84,7 @@ class LogReader:
         self.preset = preset
         self.want_text = want_text
         self.progress = progress
-        self.fast = fast and preset.join is None
+        self.fast = fast
         self.side: dict[str, dict[str, Any]] | None = None
         self.max_line_bytes = MAX_LINE_BYTES
         self.block_size = BLOCK
@@ -109,6 +110,8 @@ class LogReader:
         """
         if self.preset.join is not None and self.side is None:
             self.side = self._side_table()
+        if self.side:  # a join's fields are filled row by row: no columnar path
+            self.fast = False
         self.inputs = []
         self._done = 0
         for path in self.files:
@@ -120,6 +123,9 @@ class LogReader:
         join = self.preset.join
         assert join is not None
         for path in self.files:
+            head = [r for _, r in islice(self.records(path), SAMPLE)]
+            if not any(isinstance(r, dict) and join.detect.matches(r) for r in head):
+                continue  # no side rows at its start: not a side table, not read twice
             for _, record in self.records(path):
                 if isinstance(record, dict) and join.detect.matches(record):
                     key, found = side_fields(record, self.preset)
@@ -147,7 +153,7 @@ class LogReader:
                 head = _peek(stream)
                 if isinstance(head, formats.Bad):  # broken before a first block could be read
                     yield from chunks(ctx, name, iter([(1, head)]))
-                elif (fmt := sniff_format(head, path)) != "empty":
+                elif (fmt := envelopes.refine(sniff_format(head, path), head)) != "empty":
                     yield from READERS[fmt].batches(Source(name, path, stream), ctx)
             self.inputs.append(raw.finish())
         finally:
@@ -167,7 +173,7 @@ class LogReader:
                 head = _peek(stream)
                 if isinstance(head, formats.Bad):
                     yield 1, head
-                elif (fmt := sniff_format(head, path)) != "empty":
+                elif (fmt := envelopes.refine(sniff_format(head, path), head)) != "empty":
                     source = Source(str(path), path, stream)
                     yield from guard(READERS[fmt].records(source, self._context()))
         finally:

@@ -1,7 +1,8 @@
 """Dotted paths into records: ``a.b.c`` for nested objects, ``a.0.b`` for a list index.
 
 A key equal to the whole dotted path wins (CSV headers such as ``metadata.user_api_key_hash``);
-a string holding JSON (a CSV cell, a stringified ``metadata`` column) is traversed as well.
+a string holding JSON (a CSV cell, a stringified ``metadata`` column) is traversed as well, and
+so is JSON whose quotes were doubled once more than CSV needs (``{""k"":""v""}``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ def _maybe_json(value: str) -> Any:
     try:
         return orjson.loads(value)
     except orjson.JSONDecodeError:
-        return MISSING
+        pass
+    if '""' in text:  # JSON whose quotes were doubled once too often (Helicone's export CSV)
+        try:
+            return orjson.loads(text.replace('""', '"'))
+        except orjson.JSONDecodeError:
+            pass
+    return MISSING
 
 
 def get_path(record: Any, path: str) -> Any:

@@ -11,27 +11,46 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from assess.kernel.errors import CatalogueError, UsageError
 from assess.kernel.model import Model
 from assess.scope.fields import CANONICAL_FIELDS as CANONICAL_FIELDS  # its one home
+from assess.scope.logs.candidates import alternatives, expand
 from assess.scope.logs.paths import MISSING, get_path
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 
 
-class Detect(Model):
-    """Paths whose presence identifies a product's records."""
+def has_path(record: Any, path: str) -> bool:
+    """True when ``record`` holds ``path`` or its camelCase/snake_case twin (even as null)."""
+    return any(get_path(record, p) is not MISSING for p in alternatives(path))
 
+
+class Detect(Model):
+    """Paths whose presence identifies a product's records (one export form: ``name``)."""
+
+    name: str = Field(default="", description="Optional: the export form this rule recognises")
     all_of: list[str] = Field(min_length=1)
     any_of: list[str] = Field(default_factory=list)
 
     def matches(self, record: Any) -> bool:
-        """Return True when ``record`` has every ``all_of`` path and one ``any_of`` path."""
-        if not all(get_path(record, p) is not MISSING for p in self.all_of):
+        """Return True when ``record`` has every ``all_of`` path and one ``any_of`` path
+        (each path or its camelCase/snake_case twin)."""
+        if not all(has_path(record, p) for p in self.all_of):
             return False
-        return not self.any_of or any(get_path(record, p) is not MISSING for p in self.any_of)
+        return not self.any_of or any(has_path(record, p) for p in self.any_of)
+
+    def missing(self, record: Any) -> list[str]:
+        """Return the paths ``record`` lacks for this rule (all ``any_of`` when none is there)."""
+        absent = [p for p in self.all_of if not has_path(record, p)]
+        if self.any_of and not any(has_path(record, p) for p in self.any_of):
+            absent.append(" or ".join(self.any_of))
+        return absent
+
+    def present(self, record: Any) -> list[str]:
+        """Return this rule's paths that ``record`` has."""
+        return [p for p in (*self.all_of, *self.any_of) if has_path(record, p)]
 
 
 class Condition(Model):
@@ -78,9 +97,11 @@ class NonRequestRule(Model):
 
 
 class Join(Model):
-    """A side table joined on ``key`` to fill canonical fields (e.g. APIM subscription)."""
+    """A side table joined to fill canonical fields (e.g. APIM subscription, Langfuse traces):
+    a request's ``key`` equals a side row's ``side_key`` (default: the same path)."""
 
     key: str
+    side_key: str | None = Field(default=None, description="Optional: the side table's key")
     detect: Detect
     fields: dict[str, list[str]]
 
@@ -89,14 +110,20 @@ class Join(Model):
     def _canonical(cls, fields: dict[str, list[str]]) -> dict[str, list[str]]:
         return _check_fields(fields)
 
+    @property
+    def side_path(self) -> str:
+        """The path of the key in a side-table row."""
+        return self.side_key or self.key
 
-def _check_fields(fields: dict[str, list[str]]) -> dict[str, list[str]]:
+
+def _check_fields(fields: dict[str, list[str]], twins: bool = True) -> dict[str, list[str]]:
+    """Refuse unknown canonical names; return the fields with their candidates expanded."""
     unknown = sorted(set(fields) - set(CANONICAL_FIELDS))
     if unknown:
         raise ValueError(
             f"unknown canonical field(s) {', '.join(unknown)}; known: {', '.join(CANONICAL_FIELDS)}"
         )
-    return fields
+    return {name: expand(paths, twins) for name, paths in fields.items()}
 
 
 class Preset(Model):
@@ -105,7 +132,10 @@ class Preset(Model):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")
     title: str
     docs: list[str] = Field(default_factory=list)
-    detect: Detect
+    detect: list[Detect] = Field(min_length=1, description="One rule, or one per export form")
+    twins: bool = Field(
+        default=True, description="Optional: also try each path's camelCase/snake_case twin"
+    )
     fields: dict[str, list[str]]
     timestamp_format: Literal["auto", "iso", "epoch_s", "epoch_ms", "epoch_us", "epoch_ns"] = "auto"
     non_request: list[NonRequestRule] = Field(default_factory=list)
@@ -114,21 +144,30 @@ class Preset(Model):
         default=0, description="Optional: breaks --preset auto ties (higher wins)"
     )
 
+    @field_validator("detect", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, dict) else value
+
     @field_validator("fields")
     @classmethod
-    def _canonical(cls, fields: dict[str, list[str]]) -> dict[str, list[str]]:
-        _check_fields(fields)
+    def _canonical(cls, fields: dict[str, list[str]], info: ValidationInfo) -> dict[str, list[str]]:
         for name in ("timestamp", "model"):
             if not fields.get(name):
                 raise ValueError(f"'{name}' needs at least one path")
-        return fields
+        return _check_fields(fields, bool(info.data.get("twins", True)))
+
+    def matches(self, record: Any) -> bool:
+        """Return True when ``record`` fits one of the preset's detect rules."""
+        return any(rule.matches(record) for rule in self.detect)
 
     def with_map(self, overrides: Mapping[str, str]) -> Preset:
-        """Return a copy whose fields in ``overrides`` use only the given dotted path."""
+        """Return a copy whose fields in ``overrides`` use only the given dotted path
+        (``@user`` expanded, no twins: a mapped path is taken as written)."""
         if not overrides:
             return self
         fields = dict(self.fields)
-        fields.update({name: [path] for name, path in overrides.items()})
+        fields.update({name: expand([path], twins=False) for name, path in overrides.items()})
         return self.model_copy(update={"fields": fields})
 
     def non_request_reason(self, record: Any) -> str | None:
@@ -212,7 +251,7 @@ def detect_preset(
     records = list(sample)
     scores: dict[str, int] = {}
     for preset in catalogue.values():
-        hits = sum(1 for r in records if preset.detect.matches(r))
+        hits = sum(1 for r in records if preset.matches(r))
         if preset.join is not None:
             hits += sum(1 for r in records if preset.join.detect.matches(r))
         scores[preset.id] = hits
@@ -220,7 +259,7 @@ def detect_preset(
         (p for p in catalogue.values() if scores[p.id] > 0),
         key=lambda p: (
             scores[p.id],
-            len(p.detect.all_of) + len(p.detect.any_of),
+            max(len(d.all_of) + len(d.any_of) for d in p.detect),
             p.priority,
             p.id != "canonical",
         ),

@@ -165,6 +165,6 @@ def details(record: Any, preset: Preset, names: tuple[str, ...]) -> list[str | N
 def side_fields(record: Any, preset: Preset) -> tuple[str | None, dict[str, Any]]:
     """Return (join key, canonical fields) of a side-table ``record`` of ``preset``'s join."""
     assert preset.join is not None
-    key = _text(_first(record, [preset.join.key]))
+    key = _text(_first(record, [preset.join.side_path]))
     found = {name: _first(record, paths) for name, paths in preset.join.fields.items()}
     return key, {k: v for k, v in found.items() if v is not None}

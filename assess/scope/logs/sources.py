@@ -40,7 +40,11 @@ from assess.scope.logs.lines import numpy_int64 as numpy_int64
 
 T = TypeVar("T")
 Compression = Literal["gzip", "zstd", "none"]
-Format = Literal["ndjson", "json-array", "csv", "parquet", "empty"]
+#: ``json-document`` (one pretty-printed object) and ``ndjson-envelope`` (lines of API pages) are
+#: told from ``ndjson`` by :func:`assess.scope.logs.envelopes.refine`, after ``sniff_format``.
+Format = Literal[
+    "ndjson", "json-array", "csv", "parquet", "json-document", "ndjson-envelope", "empty"
+]
 
 _PARQUET = b"PAR1"
 

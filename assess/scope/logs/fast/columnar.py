@@ -147,6 +147,8 @@ class ColumnPlan:
         if not paths:
             return pa.nulls(table.num_rows, TEXT)
         columns = [self._column(table, p) for p in paths]
+        # a candidate absent from the whole block (a camelCase twin, say) has no say in its type
+        columns = [c for c in columns if c.null_count < len(c)] or columns[:1]
         if len({c.type for c in columns}) > 1:
             raise NotColumnar(f"the paths of '{name}' have different types")
         return columns[0] if len(columns) == 1 else pc.coalesce(*columns)

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from assess.scope.fields import ROW_FIELDS, TEXT_FIELDS
-from assess.scope.logs import formats
+from assess.scope.logs import envelopes, formats
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.records import Row, classify, details
 from assess.scope.models import BATCH_SCHEMA, TEXT, LogBatch, SkippedRecord
@@ -111,7 +111,12 @@ class Builder:
         self.read = 0
 
     def add(self, line: int, record: Any) -> None:
-        """Classify one record (or Bad) of line ``line``."""
+        """Classify one record (or Bad) of line ``line``; an API page counts as its records."""
+        inner = envelopes.unwrap(record)
+        if inner is not None:  # a {"data": ...} line the columnar path sent here
+            for item in inner:
+                self.add(line, item)
+            return
         self.read += 1
         if isinstance(record, formats.Bad):
             self.skipped.append(SkippedRecord(file=self.file, line=line, reason=record.reason))

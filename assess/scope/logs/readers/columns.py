@@ -62,7 +62,7 @@ def fast_rows(
     return LogBatch(
         file=name,
         table=pa.concat_tables([keep, loader.slow_table]),
-        records_read=total,
+        records_read=total - slow_count + builder.read,  # a row sent here may be an API page
         non_request=dict(builder.non_request),
         skipped=builder.skipped,
         details=loader,

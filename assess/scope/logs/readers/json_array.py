@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from assess.scope.logs import formats
+from assess.scope.logs import envelopes, formats
 from assess.scope.logs.readers.base import FormatReader, ReadContext, Source, chunks
 from assess.scope.models import LogBatch
 
@@ -15,7 +15,7 @@ class JsonArrayReader(FormatReader):
 
     def records(self, source: Source, ctx: ReadContext) -> Iterator[tuple[int, Any]]:
         assert source.stream is not None
-        return formats.json_array_records(source.stream)
+        return envelopes.expand(formats.json_array_records(source.stream))
 
     def batches(self, source: Source, ctx: ReadContext) -> Iterator[LogBatch]:
         yield from chunks(ctx, source.name, self.records(source, ctx))

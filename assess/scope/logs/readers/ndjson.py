@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from assess.scope.logs import formats
+from assess.scope.logs import envelopes, formats
 from assess.scope.logs.fast.blocks import TextRows, line_numbers, parse_block
 from assess.scope.logs.fast.columnar import ColumnPlan, NotColumnar
 from assess.scope.logs.lines import LineBlock, line_blocks
@@ -48,7 +48,7 @@ class NdjsonReader(FormatReader):
 
     def records(self, source: Source, ctx: ReadContext) -> Iterator[tuple[int, Any]]:
         assert source.stream is not None
-        return formats.ndjson_records(source.stream, ctx.max_line_bytes)
+        return envelopes.expand(formats.ndjson_records(source.stream, ctx.max_line_bytes))
 
     def batches(self, source: Source, ctx: ReadContext) -> Iterator[LogBatch]:
         if not ctx.fast:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from assess.scope.logs.readers.base import FormatReader
 from assess.scope.logs.readers.delimited import CsvReader
+from assess.scope.logs.readers.document import EnvelopeLinesReader, JsonDocumentReader
 from assess.scope.logs.readers.json_array import JsonArrayReader
 from assess.scope.logs.readers.ndjson import NdjsonReader
 from assess.scope.logs.readers.parquet import ParquetReader
@@ -17,4 +18,6 @@ READERS: dict[str, FormatReader] = {
     "json-array": JsonArrayReader(),
     "csv": CsvReader(),
     "parquet": ParquetReader(),
+    "json-document": JsonDocumentReader(),
+    "ndjson-envelope": EnvelopeLinesReader(),
 }

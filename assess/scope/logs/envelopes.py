@@ -1,0 +1,105 @@
+"""API response envelopes around log records, unwrapped wherever they appear.
+
+Users save what an API returned: a Cloudflare logs page ``{"result": [...], "result_info": ...,
+"success": true}``, an OpenRouter generation ``{"data": {...}}``, a Langfuse or Helicone page
+``{"data": [...], "meta": ...}``, a new-api page ``{"data": {"items": [...], "total": ...}}``.
+An object is an envelope when its keys are one of :data:`ENVELOPE_KEYS` holding an object or a
+list, plus only the bookkeeping keys of :data:`SIBLING_KEYS`; any other key makes it a record.
+So ``{"success": false, "errors": [...], "result": null}`` stays a record (and is reported as an
+error envelope, not silently dropped).
+
+A file may hold one envelope per line, a JSON array of envelopes, or one pretty-printed envelope
+(read whole, up to :data:`MAX_DOCUMENT_BYTES`; a logs API page is a few megabytes at most).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+import orjson
+
+from assess.scope.logs.formats import Bad
+from assess.scope.logs.sources import Format
+
+ENVELOPE_KEYS = ("data", "result", "items")
+SIBLING_KEYS = frozenset(
+    {
+        "success",
+        "errors",
+        "error",
+        "messages",
+        "message",
+        "result_info",
+        "meta",
+        "total",
+        "page",
+        "page_size",
+        "object",
+        "has_more",
+        "next_cursor",
+        "cursor",
+    }
+)
+MAX_DEPTH = 3
+MAX_DOCUMENT_BYTES = 256 << 20
+
+
+def unwrap(value: Any, depth: int = 0) -> list[Any] | None:
+    """Return the records inside an envelope, or None when ``value`` is not an envelope."""
+    if not isinstance(value, dict) or depth >= MAX_DEPTH:
+        return None
+    inner = [key for key in ENVELOPE_KEYS if key in value]
+    if len(inner) != 1 or not set(value) - {inner[0]} <= SIBLING_KEYS:
+        return None
+    body = value[inner[0]]
+    if isinstance(body, list):
+        return body
+    if isinstance(body, dict):
+        nested = unwrap(body, depth + 1)
+        return [body] if nested is None else nested
+    return None
+
+
+def expand(records: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line, record)`` with every envelope replaced by its records (same line)."""
+    for line, value in records:
+        inner = unwrap(value)
+        if inner is None:
+            yield line, value
+        else:
+            for item in inner:
+                yield line, item
+
+
+def refine(fmt: Format, head: bytes) -> Format:
+    """Return ``json-document`` for a pretty-printed JSON object, ``ndjson-envelope`` for lines
+    of envelopes, else ``fmt`` (the sniffed format of ``head``, the file's first bytes)."""
+    if fmt != "ndjson":
+        return fmt
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    first = text.split(b"\n", 1)[0].strip()
+    if first == b"{":
+        return "json-document"
+    try:
+        value = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return fmt
+    return "ndjson-envelope" if unwrap(value) is not None else fmt
+
+
+def document_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
+    """Yield ``(1, record)`` for the records of one JSON document (unwrapped), or one
+    :class:`Bad` when it cannot be read. Every record is reported at line 1, where it starts."""
+    data = stream.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        yield 1, Bad(f"JSON document larger than {MAX_DOCUMENT_BYTES >> 20} MB; not read")
+        return
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        yield 1, Bad(f"invalid JSON document: {str(exc).split(':', 1)[0]}")
+        return
+    inner = unwrap(value)
+    for item in [value] if inner is None else inner:
+        yield 1, item
