@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from assess.kernel.atomic import write_text_or_stdout
@@ -86,7 +87,8 @@ def render(result: ScopeResult, console: Console) -> None:
         f"{len(p.accounts):,}",
         "",
         f"estimate from prompt text ({p.with_prompt_text:,}): over {p.estimate_over}, "
-        f"crosses {p.estimate_crosses}, under {p.estimate_under}",
+        f"crosses {p.estimate_crosses}, under {p.estimate_under}; status "
+        + (", ".join(f"{k}: {v}" for k, v in p.status.items()) or "-"),
     )
     summary.add_row(
         "disclosed (in pool)",
@@ -115,6 +117,37 @@ def render(result: ScopeResult, console: Console) -> None:
         console.print(f"skipped {c.records_skipped:,} malformed records; first ones:")
         for skip in result.skipped[:10]:
             console.print(f"  {skip.file}:{skip.line}: {skip.reason}", markup=False)
+
+
+def render_reading(result: ScopeResult, console: Console) -> None:
+    """Print how each file was read (`--explain`): preset and why, each field's path."""
+    for reading in result.reading:
+        d, r = reading.detect, reading.runner_up
+        why = f"chosen by {reading.chosen_by}"
+        if d is not None:
+            why += (
+                f"; rule '{d.form}' fits {d.records_matched:,} of {reading.records_examined:,} "
+                f"records examined (fields: {', '.join(d.fields_matched) or '-'})"
+            )
+        console.print(
+            f"[bold]{escape(reading.file)}[/bold]: preset {reading.preset} "
+            f"({reading.role}); {escape(why)}"
+        )
+        if r is not None:
+            console.print(
+                f"  runner-up {r.preset}: {r.records_matched:,} records fit "
+                f"'{escape(r.form)}'; missing {escape(', '.join(r.missing) or '-')}"
+            )
+        table = Table("field", "path used", "records", "other paths seen", "example")
+        for f in reading.fields:
+            table.add_row(
+                f.field,
+                escape(f.source or "-"),
+                f"{f.records_with_value:,}",
+                escape(", ".join(f.other_paths_seen) or "-"),
+                escape(f.example or "-"),
+            )
+        console.print(table)
 
 
 def register(app: typer.Typer) -> None:
@@ -153,6 +186,11 @@ def register(app: typer.Typer) -> None:
             min=1024,
             help="Skip (and list) NDJSON lines longer than this many bytes.",
         ),
+        explain: bool = typer.Option(
+            False,
+            "--explain",
+            help="Show how each file was read: the preset and why, each field's source path.",
+        ),
     ) -> None:
         if ids_csv == "-" and json_out == "-":
             raise UsageError(
@@ -179,5 +217,8 @@ def register(app: typer.Typer) -> None:
         if json_out is not None:
             write_text_or_stdout(json_out, to_json(result))
         to_stdout = "-" in (json_out, ids_csv)
-        render(result, stderr_console() if to_stdout else stdout_console())
+        console = stderr_console() if to_stdout else stdout_console()
+        if explain:
+            render_reading(result, console)
+        render(result, console)
         raise typer.Exit(result.exit_code)

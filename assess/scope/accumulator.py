@@ -275,6 +275,8 @@ class ScopeAccumulator:
             ],
             request_ids=rows.column("request_id").drop_null().to_pylist(),
             estimates=estimates,
+            # failed requests (new-api type 5, LiteLLM failure, HTTP 5xx) are counted here
+            status=dict(_ranked(pc.fill_null(rows.column("status"), "(none)"))),
         )
 
     def _share(self, platform_requests: int | None) -> PlatformShare | None:

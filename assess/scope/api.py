@@ -106,8 +106,20 @@ def scope_run(
     for batch in reader.batches():
         acc.add(batch)  # loads the details of the rows it keeps (``LogBatch.details``)
     result = acc.result(reader.preset.id, reader.inputs, platform_requests)
+    result = result.model_copy(update={"reading": _reading(reader, preset or "auto", maps)})
     require_evidence(result, reader.preset.id)
     return ScopeRun(result=result, files=list(reader.files), accumulator=acc)
+
+
+def _reading(reader: Any, preset: str, maps: Mapping[str, str]) -> list[Any]:
+    """How each file was read: the preset, why, and each field's path (``reading``)."""
+    from assess.scope.logs.explain import ChosenBy, read_report
+    from assess.scope.logs.presets import load_presets
+
+    chosen_by: ChosenBy = "--preset" if preset != "auto" else "auto"
+    if preset == "auto" and maps and reader.preset.id == "canonical":
+        chosen_by = "--map"
+    return read_report(reader, load_presets(), chosen_by)
 
 
 def scope_logs(

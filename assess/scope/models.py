@@ -161,6 +161,9 @@ class PossiblyAffected(Model):
     accounts: list[AccountCount]
     request_ids: list[str]
     estimates: list[TokenEstimate] = Field(description="First 1,000 in input order")
+    status: dict[str, int] = Field(
+        default_factory=dict, description="Requests per status (failed calls show here)"
+    )
 
 
 class PlatformShare(Model):
@@ -195,6 +198,42 @@ class ForeignData(Model):
     note: str
 
 
+class FieldReading(Model):
+    """Where one canonical field came from in the records examined of one file."""
+
+    field: str
+    source: str | None = Field(description="The path that gave the value most often")
+    records_with_value: int
+    by_path: dict[str, int] = Field(description="Records whose value came from each path")
+    other_paths_seen: list[str] = Field(
+        description="Candidate paths present in records but not the one that gave the value"
+    )
+    example: str | None = Field(description="A redacted example value (ids cut, texts as sizes)")
+
+
+class DetectMatch(Model):
+    """How well one preset's detect rule fits the records examined of one file."""
+
+    preset: str
+    form: str = Field(description="The detect rule's name: the export form it recognises")
+    records_matched: int
+    fields_matched: list[str]
+    missing: list[str] = Field(description="Paths the first unmatched record lacks")
+
+
+class FileReading(Model):
+    """How `assess scope` read one input file (`--explain`, `reading` in --json)."""
+
+    file: str
+    preset: str
+    chosen_by: Literal["auto", "--preset", "--map"]
+    role: Literal["requests", "side table"]
+    records_examined: int = Field(description="Records from the start of the file examined")
+    detect: DetectMatch | None
+    runner_up: DetectMatch | None
+    fields: list[FieldReading]
+
+
 class ScopeResult(Model):
     """The `assess scope --json` document (kind assess.scope)."""
 
@@ -214,3 +253,6 @@ class ScopeResult(Model):
     skipped_listed: int = Field(description="How many skipped records are listed (first N)")
     exit_code: int
     inputs: list[InputFile]
+    reading: list[FileReading] = Field(
+        default_factory=list, description="Per input file: the preset chosen and each field's path"
+    )

@@ -153,3 +153,28 @@ def test_fast_path_equals_reference_whatever_the_lines_and_blocks(
         path = Path(folder) / "log.ndjson"
         path.write_bytes(data)
         assert _run(path, fast=True) == _run(path, fast=False)
+
+
+def _variant_docs() -> list[dict[str, Any]]:
+    from tests.presets._samples import expectations
+
+    return [d for d in expectations() if str(d["sample"]).startswith("variant-")]
+
+
+@pytest.mark.parametrize("doc", _variant_docs(), ids=lambda d: str(d["sample"]))
+def test_every_export_variant_reads_the_same_on_both_paths(doc: dict[str, Any]) -> None:
+    """Envelopes, camelCase twins, JSON-string metadata and joins: one answer on both paths."""
+    from tests.presets._samples import REPO
+
+    def run(fast: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        acc = ScopeAccumulator(make_filter(get_advisory("glm-5.3-kv-leak")), keep_text=True)
+        files = [str(REPO / name) for name in doc["inputs"]]
+        reader = open_logs(files, doc["preset"], None, want_text=acc.text_mask)
+        reader.fast = fast
+        for batch in reader.batches():
+            acc.add(batch)
+        result = acc.result(reader.preset.id, reader.inputs).model_dump(mode="json")
+        return result, [*acc.affected.rows(), *acc.unknown.rows()]
+
+    assert run(True) == run(False)
+    assert run(False)[0]["counts"] == doc["counts"]

@@ -76,6 +76,24 @@ def _fits(preset: Preset, record: Any) -> bool:
     return preset.join is not None and preset.join.detect.matches(record)
 
 
+def _unrecognised(path: Path, sample: list[Any], catalogue: Mapping[str, Preset]) -> InputError:
+    """The refusal of --preset auto: the fields seen and the closest presets with what each
+    lacks."""
+    from assess.scope.logs.explain import closest
+
+    keys = {str(k) for r in sample[:20] if isinstance(r, dict) for k in r}
+    # binary junk sniffed as a CSV header must not reach the terminal
+    seen = sorted(k for k in keys if k.isprintable() and len(k) <= 60)[:15]
+    fields = ", ".join(seen) or "no readable field names: is it a log export?"
+    near = "; ".join(closest(sample[:DETECT_SAMPLE], catalogue)) if seen else ""
+    return InputError(
+        f"{path}: --preset auto recognises no known log format (fields seen: {fields})"
+        + (f". Closest presets: {near}" if near else ""),
+        f"Choose one with --preset ({', '.join(sorted(catalogue))}) or map the fields: "
+        "--map timestamp=PATH --map model=PATH --map prompt_tokens=PATH.",
+    )
+
+
 def open_logs(
     patterns: Sequence[str],
     preset: str = "auto",
@@ -106,13 +124,5 @@ def open_logs(
     if found is None and mapping and {"timestamp", "model"} <= set(mapping):
         found = catalogue["canonical"]
     if found is None:
-        keys = {str(k) for r in sample[:20] if isinstance(r, dict) for k in r}
-        # binary junk sniffed as a CSV header must not reach the terminal
-        seen = sorted(k for k in keys if k.isprintable() and len(k) <= 60)[:15]
-        fields = ", ".join(seen) or "no readable field names: is it a log export?"
-        raise InputError(
-            f"{files[0]}: --preset auto recognises no known log format (fields seen: {fields})",
-            f"Choose one with --preset ({', '.join(sorted(catalogue))}) or map the fields: "
-            "--map timestamp=PATH --map model=PATH --map prompt_tokens=PATH.",
-        )
+        raise _unrecognised(files[0], sample, catalogue)
     return LogReader(files, found.with_map(mapping or {}), **kwargs)

@@ -49,8 +49,11 @@ class Detect(Model):
         return absent
 
     def present(self, record: Any) -> list[str]:
-        """Return this rule's paths that ``record`` has."""
-        return [p for p in (*self.all_of, *self.any_of) if has_path(record, p)]
+        """Return this rule's paths that ``record`` has, spelled as the record spells them."""
+        found: list[str] = []
+        for path in (*self.all_of, *self.any_of):
+            found.extend(p for p in alternatives(path) if get_path(record, p) is not MISSING)
+        return found
 
 
 class Condition(Model):

@@ -1,0 +1,178 @@
+"""How a run read its files: the preset of each file and why, and where every field came from.
+
+Computed from the first :data:`EXAMINED` records of each file, read again by the reference
+reader (envelopes unwrapped, JSON strings decoded as the run does), so the answer is the same
+whichever path (columnar or record by record) read the file, and costs one short read per file.
+Values are redacted: ids keep their first characters, prompts and responses show only their size.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import islice
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from assess.scope.logs.formats import Bad
+from assess.scope.logs.paths import MISSING, get_path
+from assess.scope.logs.presets import CANONICAL_FIELDS, Detect, Preset
+from assess.scope.models import DetectMatch, FieldReading, FileReading
+
+if TYPE_CHECKING:
+    from assess.scope.logs.engine import LogReader
+
+#: Records examined per file; with many files fewer each (never under 50), so a run over a
+#: thousand files does not read a million records twice.
+ChosenBy = Literal["auto", "--preset", "--map"]
+
+EXAMINED = 1000
+EXAMINED_IN_ALL = 20_000
+_IDS = ("request_id", "account_id", "session_id")
+_TEXTS = ("prompt", "response")
+
+
+def redact(name: str, value: Any) -> str | None:
+    """Return ``value`` of the canonical field ``name`` as a redacted example."""
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else str(value)
+    if name in _TEXTS:
+        return f"<{len(text):,} characters>"
+    if name in _IDS:
+        return text[:3] + "***" if len(text) > 3 else "***"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def rule_match(preset: Preset, records: Sequence[Any]) -> DetectMatch:
+    """Return the best-fitting detect rule of ``preset`` (its join's too) on ``records``."""
+    rules = [*preset.detect, *([preset.join.detect] if preset.join else [])]
+    best: DetectMatch | None = None
+    for rule in rules:
+        match = _match(preset.id, rule, records)
+        if best is None or _rank(match) > _rank(best):
+            best = match
+    assert best is not None
+    return best
+
+
+def _rank(match: DetectMatch) -> tuple[int, int]:
+    return match.records_matched, len(match.fields_matched)
+
+
+def _match(preset_id: str, rule: Detect, records: Sequence[Any]) -> DetectMatch:
+    hits = [r for r in records if rule.matches(r)]
+    seen: Counter[str] = Counter()
+    for record in hits or records[:1]:
+        seen.update(rule.present(record))
+    misfit = next((r for r in records if not rule.matches(r)), None)
+    return DetectMatch(
+        preset=preset_id,
+        form=rule.name or "records",
+        records_matched=len(hits),
+        fields_matched=sorted(seen),
+        missing=rule.missing(misfit) if misfit is not None else [],
+    )
+
+
+def closest(records: Sequence[Any], catalogue: Mapping[str, Preset], n: int = 3) -> list[str]:
+    """Return the ``n`` presets whose rules come nearest to ``records``, each with what it
+    lacks, as text for the refusal message (``langfuse (missing: type)``)."""
+    found = []
+    for preset in catalogue.values():
+        if preset.id == "canonical":
+            continue
+        match = rule_match(preset, records)
+        if match.fields_matched:  # a preset sharing no field is not close
+            found.append((len(match.fields_matched), match))
+    found.sort(key=lambda item: -item[0])
+    return [
+        f"{m.preset} (has {', '.join(m.fields_matched) or 'none of its fields'}; "
+        f"missing: {', '.join(m.missing) or 'nothing'})"
+        for _, m in found[:n]
+    ]
+
+
+def field_readings(
+    preset: Preset, records: Iterable[Any], side: bool = False
+) -> list[FieldReading]:
+    """Return, for each canonical field of ``preset`` (its join's for a side table), the path
+    that gave the value, how many records had one and the other candidate paths seen."""
+    fields = preset.join.fields if side and preset.join else preset.fields
+    records = list(records)
+    out = []
+    for name in CANONICAL_FIELDS:
+        paths = fields.get(name)
+        if not paths:
+            continue
+        used: Counter[str] = Counter()
+        present: set[str] = set()
+        example = None
+        for record in records:
+            giver = None
+            for path in paths:
+                value = get_path(record, path)
+                if value is MISSING:
+                    continue
+                present.add(path)
+                if giver is None and value is not None and value != "":
+                    giver = path
+                    if example is None:
+                        example = redact(name, value)
+            if giver is not None:
+                used[giver] += 1
+        source = used.most_common(1)[0][0] if used else None
+        if source is None and not side and preset.join and name in preset.join.fields:
+            source = f"(joined on {preset.join.key} = side table {preset.join.side_path})"
+            used = Counter({source: sum(1 for r in records if _has(r, preset.join.key))})
+        out.append(
+            FieldReading(
+                field=name,
+                source=source,
+                records_with_value=sum(used.values()),
+                by_path=dict(used.most_common()),
+                other_paths_seen=sorted(present - {source} if source else present),
+                example=example,
+            )
+        )
+    return out
+
+
+def _has(record: Any, path: str) -> bool:
+    value = get_path(record, path)
+    return value is not MISSING and value is not None and value != ""
+
+
+def _head(reader: LogReader, path: Path, count: int) -> list[Any]:
+    return [r for _, r in islice(reader.records(path), count) if not isinstance(r, Bad)]
+
+
+def read_report(
+    reader: LogReader, catalogue: Mapping[str, Preset], chosen_by: ChosenBy
+) -> list[FileReading]:
+    """Return how each file of ``reader`` was read (see the module docstring)."""
+    preset = reader.preset
+    count = max(50, min(EXAMINED, EXAMINED_IN_ALL // max(1, len(reader.files))))
+    out = []
+    for path in reader.files:
+        records = _head(reader, path, count)
+        side = preset.join is not None and any(preset.join.detect.matches(r) for r in records)
+        if side and preset.join is not None:
+            kept = [r for r in records if preset.join.detect.matches(r)]
+        else:
+            kept = [r for r in records if preset.non_request_reason(r) is None]
+        others = [rule_match(p, records) for p in catalogue.values() if p.id != preset.id]
+        others.sort(key=_rank, reverse=True)
+        out.append(
+            FileReading(
+                file=str(path),
+                preset=preset.id,
+                chosen_by=chosen_by,
+                role="side table" if side else "requests",
+                records_examined=len(records),
+                detect=rule_match(preset, records),
+                runner_up=others[0] if others and others[0].fields_matched else None,
+                fields=field_readings(preset, kept, side),
+            )
+        )
+    return out
