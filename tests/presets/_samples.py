@@ -17,7 +17,11 @@ EXPECTED = Path(__file__).resolve().parent / "expected"
 def _opened(value: Any) -> Iterator[Any]:
     """Yield the records of an API response as each product documents it, else ``value``:
     Cloudflare {"result": [...]}, OpenRouter {"data": {...}}, Langfuse/Helicone {"data": [...]},
-    new-api {"data": {"items": [...]}}."""
+    new-api {"data": {"items": [...]}}, CloudWatch {"events": [{"message": "<JSON>"}]}."""
+    if isinstance(value, dict) and isinstance(value.get("events"), list):
+        for event in value["events"]:
+            yield json.loads(event["message"])
+        return
     body = value.get("result", value.get("data")) if isinstance(value, dict) else None
     if isinstance(value, dict) and ("id" in value or body is None):
         yield value

@@ -1052,6 +1052,30 @@ def bedrock() -> None:
         inv("br-v6", "2026-08-26T23:59:59Z", "zai.glm-5.3-v1:0", 900000, role.format("a")),
     ]
     _jsonl(HERE / "bedrock-model-arns.jsonl", lines)
+    # the same invocations delivered to CloudWatch Logs, saved from `aws logs filter-log-events`
+    # (FilterLogEvents response: events [{logStreamName, timestamp, message, ingestionTime,
+    # eventId}], searchedLogStreams): each message is the invocation log as a JSON string
+    events = []
+    for n, rec in enumerate([lines[0], lines[3], lines[4]]):
+        rec = dict(rec, requestId=rec["requestId"].replace("br-v", "br-cw"))
+        events.append(
+            {
+                "logStreamName": "aws/bedrock/modelinvocations",
+                "timestamp": 1788256800000 + n,
+                "message": json.dumps(rec),
+                "ingestionTime": 1788256801000 + n,
+                "eventId": f"3869{n:04d}",
+            }
+        )
+    _pretty(
+        HERE / "bedrock-cloudwatch-filter-log-events.json",
+        {
+            "events": events,
+            "searchedLogStreams": [
+                {"logStreamName": "aws/bedrock/modelinvocations", "searchedCompletely": True}
+            ],
+        },
+    )
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,12 @@ REC = {"timestamp": "2026-09-01T10:00:00Z", "model": "glm-5.3", "prompt_tokens":
         ({"result": [REC], "result_info": {}, "success": True, "errors": []}, [REC]),
         ({"success": True, "message": "", "data": {"items": [REC], "total": 1}}, [REC]),
         ({"data": [], "error": None}, []),  # an empty Helicone page: no records
+        # aws logs filter-log-events: each event's message is the record as a JSON string
+        (
+            {"events": [{"timestamp": 1, "message": json.dumps(REC), "eventId": "1"}]},
+            [REC],
+        ),
+        ({"timestamp": 1, "message": json.dumps(REC), "ingestionTime": 2}, [REC]),
     ],
 )
 def test_envelopes_are_unwrapped(value: Any, inner: list[Any]) -> None:
@@ -39,6 +46,8 @@ def test_envelopes_are_unwrapped(value: Any, inner: list[Any]) -> None:
         {"data": "text"},
         {"data": [REC], "result": [REC]},  # two bodies: not a known envelope
         [REC],
+        {"timestamp": 1, "message": "plain text, not JSON"},
+        {"timestamp": 1, "message": json.dumps(REC), "model": "x"},  # a record with a message
     ],
 )
 def test_records_and_error_responses_are_not_envelopes(value: Any) -> None:
@@ -70,8 +79,6 @@ def test_a_page_line_after_plain_lines_counts_each_record_on_both_paths(tmp_path
 
 
 def test_a_pretty_printed_page_is_read_whole(tmp_path: Path) -> None:
-    import json
-
     path = tmp_path / "page.json"
     path.write_text(json.dumps({"result": [REC, REC], "success": True}, indent=2))
     assert _run(path, True)["counts"]["over_threshold"] == 2

@@ -8,6 +8,10 @@ list, plus only the bookkeeping keys of :data:`SIBLING_KEYS`; any other key make
 So ``{"success": false, "errors": [...], "result": null}`` stays a record (and is reported as an
 error envelope, not silently dropped).
 
+A log event wrapper is opened too: a CloudWatch Logs event (``filter-log-events`` /
+``get-log-events`` output, keys of :data:`LOG_EVENT_KEYS` only) whose ``message`` is a JSON object
+(Bedrock invocation logs delivered to CloudWatch) stands for that object.
+
 A file may hold one envelope per line, a JSON array of envelopes, or one pretty-printed envelope
 (read whole, up to :data:`MAX_DOCUMENT_BYTES`; a logs API page is a few megabytes at most).
 """
@@ -22,7 +26,7 @@ import orjson
 from assess.scope.logs.formats import Bad
 from assess.scope.logs.sources import Format
 
-ENVELOPE_KEYS = ("data", "result", "items")
+ENVELOPE_KEYS = ("data", "result", "items", "events")
 SIBLING_KEYS = frozenset(
     {
         "success",
@@ -39,7 +43,14 @@ SIBLING_KEYS = frozenset(
         "has_more",
         "next_cursor",
         "cursor",
+        "searchedLogStreams",
+        "nextToken",
+        "nextForwardToken",
+        "nextBackwardToken",
     }
+)
+LOG_EVENT_KEYS = frozenset(
+    {"timestamp", "message", "ingestionTime", "logStreamName", "logGroupName", "eventId"}
 )
 MAX_DEPTH = 3
 MAX_DOCUMENT_BYTES = 256 << 20
@@ -49,16 +60,37 @@ def unwrap(value: Any, depth: int = 0) -> list[Any] | None:
     """Return the records inside an envelope, or None when ``value`` is not an envelope."""
     if not isinstance(value, dict) or depth >= MAX_DEPTH:
         return None
+    event = _log_event(value)
+    if event is not None:
+        return [event]
     inner = [key for key in ENVELOPE_KEYS if key in value]
     if len(inner) != 1 or not set(value) - {inner[0]} <= SIBLING_KEYS:
         return None
     body = value[inner[0]]
     if isinstance(body, list):
-        return body
+        out: list[Any] = []
+        for item in body:  # a page of log events: each one opened
+            opened = _log_event(item) if isinstance(item, dict) else None
+            out.append(item if opened is None else opened)
+        return out
     if isinstance(body, dict):
         nested = unwrap(body, depth + 1)
         return [body] if nested is None else nested
     return None
+
+
+def _log_event(value: dict[str, Any]) -> Any:
+    """Return the JSON object a log event's ``message`` holds, or None if it is no such event."""
+    message = value.get("message")
+    if not isinstance(message, str) or not set(value) <= LOG_EVENT_KEYS:
+        return None
+    if not message.lstrip().startswith("{"):
+        return None
+    try:
+        decoded = orjson.loads(message)
+    except orjson.JSONDecodeError:
+        return None
+    return decoded if isinstance(decoded, dict) else None
 
 
 def expand(records: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
