@@ -237,6 +237,6 @@ def parquet_records(path: Path, columns: list[str]) -> Iterator[tuple[int, Any]]
     present = [c for c in columns if c in handle.schema_arrow.names]
     number = 0
     for batch in handle.iter_batches(batch_size=65536, columns=present or None):
-        for row in batch.to_pylist():
+        for row in batch.to_pylist(maps_as_pydicts="lossy"):  # map columns as dicts
             number += 1
             yield number, row

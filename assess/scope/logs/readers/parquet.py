@@ -69,7 +69,7 @@ class ParquetReader(FormatReader):
             table = pa.Table.from_batches([batch])
             if first_row == 0:
                 try:
-                    plan = ColumnPlan.build(ctx.preset, table.slice(0, SAMPLE).to_pylist())
+                    plan = ColumnPlan.build(ctx.preset, rows_of(table.slice(0, SAMPLE)))
                 except NotColumnar:
                     plan = None
             yield _batch(ctx, source.name, table, first_row, plan)
@@ -82,15 +82,22 @@ class ParquetReader(FormatReader):
             yield skipped_only(source.name, first_row + 1, f"unreadable Parquet: {broken}")
 
 
+def rows_of(table: pa.Table | pa.RecordBatch) -> list[dict[str, Any]]:
+    """Return the rows as dicts; a map column (Langfuse's ``usage_details`` in its Parquet
+    export) becomes a dict too, not a list of pairs, so ``usage_details.input`` finds its value
+    (a duplicate key keeps its last value)."""
+    return table.to_pylist(maps_as_pydicts="lossy")  # type: ignore[no-any-return]
+
+
 def _batch(
     ctx: ReadContext, name: str, table: pa.Table, first_row: int, plan: ColumnPlan | None
 ) -> LogBatch:
     def records_of(rows: list[int]) -> list[Any]:
-        return table.take(pa.array(rows, pa.int64())).to_pylist()  # type: ignore[no-any-return]
+        return rows_of(table.take(pa.array(rows, pa.int64())))
 
     def reference() -> LogBatch:
         builder = Builder(ctx, name)
-        for row, record in enumerate(table.to_pylist()):
+        for row, record in enumerate(rows_of(table)):
             builder.add(first_row + row + 1, record)
         return builder.batch()
 
