@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from assess.kernel.errors import UsageError
+from assess.kernel.errors import InputError, UsageError
 from assess.kernel.output import ProgressCallback
 from assess.scope.accumulator import ScopeAccumulator
 from assess.scope.models import ScopeResult
@@ -107,8 +107,24 @@ def scope_run(
         acc.add(batch)  # loads the details of the rows it keeps (``LogBatch.details``)
     result = acc.result(reader.preset.id, reader.inputs, platform_requests)
     result = result.model_copy(update={"reading": _reading(reader, preset or "auto", maps)})
-    require_evidence(result, reader.preset.id)
+    try:
+        require_evidence(result, reader.preset.id)
+    except InputError as exc:
+        raise InputError(exc.message, _with_reading(exc.advice, result)) from exc
     return ScopeRun(result=result, files=list(reader.files), accumulator=acc)
+
+
+def _with_reading(advice: str, result: ScopeResult) -> str:
+    """``advice`` plus the required fields no candidate path found in a file (from ``reading``)."""
+    lacking = [
+        f"{reading.file}: no {field.field} at any of its paths"
+        for reading in result.reading
+        for field in reading.fields
+        if field.field in ("timestamp", "model") and not field.records_with_value
+    ]
+    if not lacking:
+        return advice
+    return f"{advice} Read with preset {result.preset}: " + "; ".join(lacking) + "."
 
 
 def _reading(reader: Any, preset: str, maps: Mapping[str, str]) -> list[Any]:

@@ -1078,6 +1078,65 @@ def bedrock() -> None:
     )
 
 
+# ------------------------------------------------------------------------------------ Azure APIM
+def azure_apim() -> None:
+    """ApiManagementGatewayLlmLog and ApiManagementGatewayLogs rows saved as JSON arrays (a Log
+    Analytics query result), every value as text: continuation rows without DeploymentName, a
+    request whose gateway row is missing, a failed call (ResponseCode 429, no token counts)."""
+
+    def llm(
+        corr: str,
+        ts: str,
+        model: str,
+        tokens: str,
+        seq: str = "0",
+        deployment: str = "prod-long-context",
+    ) -> dict[str, str]:
+        return {
+            "TenantId": "5d3c",
+            "TimeGenerated": ts,
+            "CorrelationId": corr,
+            "OperationName": "ChatCompletions_Create",
+            "DeploymentName": deployment,
+            "ModelName": model,
+            "IsStreamCompletion": "False",
+            "PromptTokens": tokens,
+            "CompletionTokens": "" if not tokens else "10",
+            "TotalTokens": tokens,
+            "SequenceNumber": seq,
+            "Type": "ApiManagementGatewayLlmLog",
+        }
+
+    def gateway(corr: str, ts: str, sub: str, code: str) -> dict[str, str]:
+        return {
+            "TimeGenerated": ts,
+            "CorrelationId": corr,
+            "ApimSubscriptionId": sub,
+            "ApiId": "openai-api",
+            "Method": "POST",
+            "ResponseCode": code,
+            "IsRequestSuccess": "True" if code == "200" else "False",
+            "Type": "ApiManagementGatewayLogs",
+        }
+
+    llm_rows = [
+        llm("c1", "2026-09-01T10:00:00.0000000Z", "glm-5.3", "700000"),
+        llm("c1", "2026-09-01T10:00:00.0000000Z", "", "", seq="1", deployment=""),
+        llm("c2", "2026-09-01T10:01:00.0000000Z", "glm-5.3", ""),
+        llm("c3", "2026-09-01T10:02:00.0000000Z", "glm-5.3-flash", "900000"),
+        llm("c4", "2026-09-01T10:03:00.0000000Z", "glm-5.3", "681281"),
+        llm("c5", "2026-08-26T23:59:59.0000000Z", "glm-5.3", "900000"),
+    ]
+    gateway_rows = [
+        gateway("c1", "2026-09-01T10:00:00.0000000Z", "sub-a", "200"),
+        gateway("c2", "2026-09-01T10:01:00.0000000Z", "sub-b", "429"),
+        gateway("c3", "2026-09-01T10:02:00.0000000Z", "sub-a", "200"),
+        gateway("c5", "2026-08-26T23:59:59.0000000Z", "sub-a", "200"),
+    ]
+    _pretty(HERE / "azure-apim-llm-log.json", llm_rows)
+    _pretty(HERE / "azure-apim-gateway-log.json", gateway_rows)
+
+
 def main() -> None:
     """Write every variant fixture."""
     HERE.mkdir(exist_ok=True)
@@ -1093,6 +1152,7 @@ def main() -> None:
         helicone,
         portkey,
         bedrock,
+        azure_apim,
     ):
         make()
 

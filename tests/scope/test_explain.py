@@ -127,3 +127,12 @@ def test_failed_requests_are_possibly_affected_with_their_status(
 ) -> None:
     result = run_cli("scope", fixture, "--json", "-")
     assert json.loads(result.stdout)["possibly_affected"]["status"] == status
+
+
+def test_no_usable_request_names_the_field_no_path_found(run_cli: Callable[..., Any]) -> None:
+    result = run_cli("scope", "samples/logs/litellm.ndjson", "--map", "timestamp=nope")
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "Read with preset litellm: samples/logs/litellm.ndjson: no timestamp at any of its" in (
+        text
+    )
