@@ -111,7 +111,30 @@ def scope_run(
         require_evidence(result, reader.preset.id)
     except InputError as exc:
         raise InputError(exc.message, _with_reading(exc.advice, result)) from exc
+    _require_requests_beside_side_table(result)
     return ScopeRun(result=result, files=list(reader.files), accumulator=acc)
+
+
+def _require_requests_beside_side_table(result: ScopeResult) -> None:
+    """Refuse a run whose records are all rows of a join's side table (Langfuse traces/, the
+    APIM gateway log alone): "nothing affected" would only mean the request table is missing.
+
+    Raises:
+        InputError: naming the side table's files.
+    """
+    reasons = result.breakdown.non_request_reasons
+    if result.breakdown.requests or result.counts.records_skipped or len(reasons) != 1:
+        return
+    (reason,) = reasons
+    if not reason.startswith("joined "):
+        return
+    files = ", ".join(r.file for r in result.reading if r.role == "side table") or "the logs"
+    raise InputError(
+        f"{files}: every record is a row of the {result.preset} side table ({reason}), "
+        "none is a request",
+        "Give the request table too, in the same run (for Langfuse's legacy export: the "
+        "observations/ files beside traces/; for Azure APIM: ApiManagementGatewayLlmLog).",
+    )
 
 
 def _with_reading(advice: str, result: ScopeResult) -> str:

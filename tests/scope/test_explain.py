@@ -136,3 +136,13 @@ def test_no_usable_request_names_the_field_no_path_found(run_cli: Callable[..., 
     assert "Read with preset litellm: samples/logs/litellm.ndjson: no timestamp at any of its" in (
         text
     )
+
+
+def test_a_side_table_alone_is_refused_not_read_as_nothing_affected(
+    run_cli: Callable[..., Any],
+) -> None:
+    result = run_cli("scope", LEGACY[1])
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "traces.jsonl: every record is a row of the langfuse side table" in text
+    assert "observations/ files beside traces/" in text
