@@ -272,6 +272,7 @@ def langfuse_blob_v2() -> None:
     """observations_v2/ in JSONL (tests) and CSV (samples/logs, user-facing)."""
     rows = _lf_v2_rows()
     _jsonl(HERE / "langfuse-observations_v2.jsonl", rows)
+    _pretty(HERE / "langfuse-observations_v2.json", rows)  # file type JSON: one array
     cells = []
     for r in rows:
         line = []
@@ -585,6 +586,8 @@ def cloudflare_logs_api() -> None:
         "messages": [],
     }
     _jsonl(HERE / "cloudflare-logs-pages.ndjson", [first, second, empty])
+    # a page's items written out one per line: metadata stays a JSON-encoded string
+    _jsonl(HERE / "cloudflare-logs-items.ndjson", page["result"])
 
 
 def cloudflare_logpush() -> None:

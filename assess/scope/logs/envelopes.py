@@ -40,6 +40,7 @@ SIBLING_KEYS = frozenset(
         "page",
         "page_size",
         "total_pages",
+        "size",
         "total_count",
         "limit",
         "offset",
