@@ -141,3 +141,36 @@ def test_bad_lines_are_taken_out_and_the_rest_stays_columnar(
     assert fast.skipped == slow.skipped
     assert fast.affected == slow.affected
     assert fast.skipped[-1].reason.startswith("truncated final line")
+
+
+def test_rows_a_non_request_rule_cannot_apply_to_stay_columnar(
+    tmp_path: Path, reference_calls: list[int]
+) -> None:
+    """Langfuse: `type not_in [GENERATION, EMBEDDING]`. GENERATION rows stay on the columnar
+    path; SPAN/EVENT rows, a null type and a missing type (told apart only record by record: an
+    explicit null is "not in" the list) go by the record path, which counts them."""
+    rows: list[dict[str, Any]] = []
+    for i in range(400):
+        kind = ["GENERATION", "GENERATION", "SPAN", "EVENT"][i % 4]
+        rows.append(
+            {
+                "id": f"o{i}",
+                "traceId": "t",
+                "type": kind,
+                "startTime": "2026-09-01T10:00:00Z",
+                "model": "glm-5.3",
+                "usageDetails": {"input": 700_000 + i},
+            }
+        )
+    rows[396]["type"] = None  # a GENERATION by position
+    del rows[397]["type"]  # a GENERATION by position
+    path = write(tmp_path / "observations.ndjson", rows, "ndjson")
+    fast = scope([path], preset="langfuse")
+    expected = [n + 1 for n in range(400) if n % 4 in (2, 3) or n in (396, 397)]
+    assert sorted(reference_calls) == expected
+    slow = scope([path], preset="langfuse", fast=False)
+    conserved(fast)
+    assert fast.counts == slow.counts
+    assert fast.counts.non_request_records == 201  # 200 spans/events + the null type
+    assert sorted(fast.affected.request_ids) == sorted(slow.affected.request_ids)
+    assert fast.breakdown.non_request_reasons == slow.breakdown.non_request_reasons

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from assess.scope.fields import CANONICAL_FIELDS, FAST_FIELDS, LOADED_FIELDS
 from assess.scope.logs.paths import MISSING
-from assess.scope.logs.presets import Preset
+from assess.scope.logs.presets import Condition, Preset
 from assess.scope.logs.timestamps import TimestampFormat, parse_array, parse_timestamp
 from assess.scope.models import TEXT
 
@@ -69,6 +69,8 @@ class ColumnPlan:
     #: Detail fields (ids, status) and prompt/response read as text (NDJSON only), from the
     #: lines of the rows the estimate asks for, never with the block: name -> flat keys.
     texts: dict[str, list[str]] = field(default_factory=dict)
+    #: The non-request tests, in the order of ``rule_paths``.
+    rules: list[Condition] = field(default_factory=list)
 
     @classmethod
     def build(
@@ -116,6 +118,7 @@ class ColumnPlan:
             fields={k: list(v) for k, v in wanted.items()},
             rule_paths=rule_paths,
             missing_rules=any(rule.when.missing for rule in preset.non_request),
+            rules=[rule.when for rule in preset.non_request],
             timestamp_format=preset.timestamp_format,
             texts=texts,
         )
@@ -178,8 +181,9 @@ class ColumnPlan:
         slow = pc.or_(slow, pc.fill_null(pc.less(tokens, 0), False))
         if self.missing_rules:
             slow = pa.array([True] * table.num_rows)
-        for path in self.rule_paths:
-            slow = pc.or_(slow, pc.is_valid(self._column(table, path)))
+        for index, path in enumerate(self.rule_paths):
+            rule = self.rules[index] if index < len(self.rules) else None
+            slow = pc.or_(slow, _may_hold(rule, self._column(table, path)))
         columns = {
             "timestamp": stamps,
             "model": model,
@@ -188,6 +192,36 @@ class ColumnPlan:
         }
         nulls = pa.nulls(table.num_rows, TEXT)  # the loaded fields: filled for kept rows only
         return pa.table({name: columns.get(name, nulls) for name in CANONICAL_FIELDS}), slow
+
+
+def _may_hold(rule: Condition | None, column: Any) -> Any:
+    """Return the mask of rows a non-request rule may apply to: they go by the record path, which
+    decides (and counts the non-request with its reason); the other rows stay columnar.
+
+    ``in`` and ``equals`` hold only on a listed value; ``not_in`` on any other value and on null
+    (an explicit null is "not in" the list, a missing key is not: the record path tells them
+    apart). A column of another type than text or integers, or no rule: every row with a value.
+    """
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if rule is None:
+        return pc.is_valid(column)
+    listed = rule.in_ if rule.in_ is not None else rule.not_in
+    values = list(listed) if listed is not None else [rule.equals]
+    kind = column.type
+    same: list[Any]
+    if pa.types.is_integer(kind):
+        same = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        same = [v for v in values if isinstance(v, str)]
+    else:
+        return pc.is_valid(column)
+    hit = pc.is_in(column, value_set=pa.array(same, kind))
+    if rule.not_in is not None:
+        return pc.fill_null(pc.invert(hit), True)
+    if None in values:
+        return pc.or_(pc.fill_null(hit, False), pc.is_null(column))
+    return pc.fill_null(hit, False)
 
 
 def _text_columns(
