@@ -8,11 +8,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from assess.kernel.atomic import write_text_or_stdout
-from assess.kernel.csvfile import csv_text
 from assess.kernel.errors import UsageError
 from assess.kernel.output import progress_bar, stderr_console, stdout_console, to_json
 from assess.scope.api import ScopeRun, scope_run
-from assess.scope.logs.timestamps import ns_to_datetime
+from assess.scope.ids import ids_csv_text, ids_rows
 from assess.scope.models import ScopeResult
 
 HELP = """Scope your exposure to an incident from your own request logs.
@@ -32,30 +31,7 @@ Example: assess scope 'logs/*.ndjson.gz' --preset auto --ids-csv affected.csv --
 
 
 def _ids_csv(run: ScopeRun) -> str:
-    columns: list[object] = [
-        "category",
-        "request_id",
-        "account_id",
-        "session_id",
-        "timestamp",
-        "status",
-        "prompt_tokens",
-    ]
-    rows: list[list[object]] = [columns]
-    for category, row in run.affected_rows():
-        moment = ns_to_datetime(row["timestamp"]).isoformat().replace("+00:00", "Z")
-        rows.append(
-            [
-                category,
-                row["request_id"],
-                row["account_id"],
-                row["session_id"],
-                moment,
-                row["status"],
-                row["prompt_tokens"],
-            ]
-        )
-    return csv_text(rows)
+    return ids_csv_text(list(ids_rows(run.affected_rows())))
 
 
 def render(result: ScopeResult, console: Console) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +17,12 @@ from assess.kernel.output import ProgressCallback
 
 @dataclass(frozen=True)
 class ScopeForReport:
-    """The scope document, the log files read, and the rows of affected-requests.csv."""
+    """The scope document, the log files read, and the rows of affected-requests.csv
+    (:mod:`assess.scope.ids`)."""
 
     document: dict[str, Any]
     files: list[Path]
-    rows: list[dict[str, str]]
+    rows: list[dict[str, Any]]
 
 
 def run_scope(
@@ -39,6 +39,7 @@ def run_scope(
             with no record or no usable request (see ``require_evidence``).
     """
     from assess.scope.api import scope_run
+    from assess.scope.ids import ids_rows
 
     run = scope_run(
         patterns,
@@ -47,41 +48,8 @@ def run_scope(
         keep_text=include_prompts,
         progress=progress,
     )
-    rows = [
-        _csv_row(row, _EXPOSURE[category], include_prompts) for category, row in run.affected_rows()
-    ]
+    rows = list(ids_rows(run.affected_rows()))
     return ScopeForReport(document=run.result.model_dump(mode="json"), files=run.files, rows=rows)
-
-
-#: The report's name for each category of the scope's ids CSV.
-_EXPOSURE = {"affected": "received", "possibly_affected": "possibly_affected"}
-
-
-def _csv_row(row: dict[str, Any], exposure: str, include_prompts: bool) -> dict[str, str]:
-    stamp = row.get("timestamp")
-    when = (
-        datetime.fromtimestamp(stamp / 1e9, UTC).isoformat().replace("+00:00", "Z")
-        if isinstance(stamp, int)
-        else ""
-    )
-    out = {
-        "request_id": _text(row.get("request_id")),
-        "exposure": exposure,
-        "timestamp": when,
-        "account_id": _text(row.get("account_id")),
-        "session_id": _text(row.get("session_id")),
-        "model": _text(row.get("model")),
-        "prompt_tokens": _text(row.get("prompt_tokens")),
-        "status": _text(row.get("status")),
-    }
-    if include_prompts:
-        out["prompt"] = _text(row.get("prompt"))
-        out["response"] = _text(row.get("response"))
-    return out
-
-
-def _text(value: Any) -> str:
-    return "" if value is None else str(value)
 
 
 def run_deploy_check(

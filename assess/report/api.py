@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from assess.report.files import AFFECTED_CSV
 from assess.report.inputs import ReportRequest
@@ -21,7 +22,7 @@ class Review:
     """The review and, when logs were scoped, the rows of affected-requests.csv."""
 
     report: Report
-    affected_rows: list[dict[str, str]] | None
+    affected_rows: list[dict[str, Any]] | None
 
 
 def review(req: ReportRequest, generated_at: str | None = None) -> Review:

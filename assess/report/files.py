@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from assess import __version__
 from assess.kernel.atomic import write_bytes
 from assess.kernel.atomic_dir import can_swap, swap_in
-from assess.kernel.csvfile import dict_csv_text
 from assess.kernel.errors import OutputError, UsageError
 from assess.report.models import Manifest, ManifestEntry, Report, ReportInput, Tool
 
@@ -83,11 +83,12 @@ def report_json_bytes(report: Report) -> bytes:
     return (report.model_dump_json(indent=2) + "\n").encode("utf-8")
 
 
-def affected_csv_bytes(rows: Sequence[Mapping[str, str]]) -> bytes:
-    """Return the affected requests as RFC 4180 CSV through the kernel's one CSV writer (CRLF
-    rows, formula cells made inert: :mod:`assess.kernel.csvfile`)."""
-    fields = list(rows[0]) if rows else ["request_id", "exposure"]
-    return dict_csv_text(fields, rows).encode("utf-8")
+def affected_csv_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
+    """Return the affected requests as the scope's affected-ids CSV (:mod:`assess.scope.ids`:
+    the `scope --ids-csv` layout, written through the kernel's one CSV writer)."""
+    from assess.scope.ids import ids_csv_text
+
+    return ids_csv_text(rows).encode("utf-8")
 
 
 def write_review(
@@ -95,7 +96,7 @@ def write_review(
     out_dir: Path,
     formats: Sequence[str],
     command: Sequence[str],
-    affected_rows: Sequence[Mapping[str, str]] | None = None,
+    affected_rows: Sequence[Mapping[str, Any]] | None = None,
 ) -> WrittenReview:
     """Write the review into ``out_dir`` and return what was written.
 
@@ -132,7 +133,7 @@ def write_review(
 
 
 def _outputs(
-    report: Report, formats: Sequence[str], affected_rows: Sequence[Mapping[str, str]] | None
+    report: Report, formats: Sequence[str], affected_rows: Sequence[Mapping[str, Any]] | None
 ) -> dict[str, bytes]:
     """Return the review's files but the manifest, by name, in the order they are listed."""
     json_bytes = report_json_bytes(report)

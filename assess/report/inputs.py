@@ -61,7 +61,7 @@ class Gathered:
     """The loaded sources and, when logs were scoped, the rows of affected-requests.csv."""
 
     sources: ReportSources
-    affected_rows: list[dict[str, str]] | None
+    affected_rows: list[dict[str, Any]] | None
 
 
 def validate_request(req: ReportRequest) -> None:
@@ -179,7 +179,7 @@ def gather(req: ReportRequest) -> Gathered:
     score = _score(answers, probes, deploy_raw, req.evidence_for_vendor)
     scope: ScopeView | None = None
     preset: str | None = None
-    rows: list[dict[str, str]] | None = None
+    rows: list[dict[str, Any]] | None = None
     if req.logs:
         scope, preset, rows = _scope(req, inputs)
     sources = ReportSources(
@@ -299,7 +299,7 @@ def _shown_sources(doc: Any, cwd: Path) -> Any:
 
 def _scope(
     req: ReportRequest, inputs: list[ReportInput]
-) -> tuple[ScopeView, str | None, list[dict[str, str]]]:
+) -> tuple[ScopeView, str | None, list[dict[str, Any]]]:
     paths = [Path(p) for p in req.logs]
     if len(paths) == 1 and document_kind(paths[0]) == "assess.scope":
         view, raw = load_view(paths[0], ScopeView, "assess.scope", "--logs")
@@ -322,10 +322,12 @@ def _scope(
     return view, preset if isinstance(preset, str) else None, run.rows
 
 
-def affected_rows(scope: ScopeView) -> list[dict[str, str]]:
-    """Return one CSV row per received and per possibly affected request id."""
-    rows = [{"request_id": rid, "exposure": "received"} for rid in scope.affected.request_ids]
+def affected_rows(scope: ScopeView) -> list[dict[str, Any]]:
+    """Return one CSV row per received and per possibly affected request id of a scope JSON
+    (the document's ids only: :func:`assess.scope.ids.ids_from_document`)."""
+    from assess.scope.ids import ids_from_document
+
     possible = scope.possibly_affected.get("request_ids", [])
-    if isinstance(possible, list):
-        rows += [{"request_id": str(rid), "exposure": "possibly_affected"} for rid in possible]
-    return rows
+    return ids_from_document(
+        scope.affected.request_ids, possible if isinstance(possible, list) else []
+    )

@@ -8,6 +8,7 @@ import io
 import pytest
 
 from assess.report.files import affected_csv_bytes
+from assess.scope.ids import columns
 
 
 @pytest.mark.parametrize(
@@ -24,4 +25,5 @@ def test_formula_cells_are_made_inert(hostile: str) -> None:
 def test_ordinary_cells_are_unchanged() -> None:
     rows = [{"request_id": "req-1", "account_id": "", "prompt_tokens": "0"}]
     (row,) = csv.DictReader(io.StringIO(affected_csv_bytes(rows).decode(), newline=""))
-    assert row == {"request_id": "req-1", "account_id": "", "prompt_tokens": "0"}
+    # the one affected-ids layout: every column, the ones not given empty
+    assert row == {**dict.fromkeys(columns(), ""), "request_id": "req-1", "prompt_tokens": "0"}
