@@ -121,22 +121,22 @@ def test_a_reader_that_left_gets_no_traceback() -> None:
 
 
 def test_leave_flushes_and_maps_exit_codes(monkeypatch: Any, capsys: Any) -> None:
-    """_leave maps a SystemExit code as sys.exit does and flushes before os._exit."""
+    """leave maps a SystemExit code as sys.exit does and flushes before os._exit."""
     import io
 
-    from assess import cli
+    from assess.cli import _runtime
 
     codes: list[int] = []
-    monkeypatch.setattr(cli.os, "_exit", codes.append)
+    monkeypatch.setattr(_runtime.os, "_exit", codes.append)
     raw = io.BytesIO()
     buffered = io.TextIOWrapper(io.BufferedWriter(raw, buffer_size=1 << 16))  # type: ignore[arg-type]
     monkeypatch.setattr(sys, "stdout", buffered)
     buffered.write("kept")
-    cli._leave(None)
+    _runtime.leave(None)
     assert raw.getvalue() == b"kept"
-    cli._leave(2)
+    _runtime.leave(2)
     monkeypatch.setattr(sys, "stdout", sys.__stdout__)
-    cli._leave("why it stopped")
+    _runtime.leave("why it stopped")
     assert codes == [0, 2, 1]
     assert "why it stopped" in capsys.readouterr().err
 
@@ -166,8 +166,8 @@ def test_scope_runs_without_importing_pandas() -> None:
 def test_pandas_still_imports_after_pyarrow_was_told_it_is_missing() -> None:
     code = (
         "import sys\n"
-        "from assess.cli import _pyarrow_without_pandas\n"
-        "_pyarrow_without_pandas()\n"
+        "from assess.cli._runtime import pyarrow_without_pandas\n"
+        "pyarrow_without_pandas()\n"
         "import pyarrow as pa\n"
         "pa.table({'a': pa.array([1])})\n"
         "assert 'pandas' not in sys.modules\n"
@@ -199,6 +199,7 @@ def test_log_commands_ask_glibc_to_reuse_freed_blocks(monkeypatch: Any) -> None:
     import ctypes
 
     from assess import cli
+    from assess.cli import _runtime
 
     calls: list[tuple[int, int]] = []
 
@@ -207,18 +208,18 @@ def test_log_commands_ask_glibc_to_reuse_freed_blocks(monkeypatch: Any) -> None:
             calls.append((option, value))
             return 1
 
-    monkeypatch.setattr(cli.os, "confstr", lambda name: "glibc 2.36", raising=False)
+    monkeypatch.setattr(_runtime.os, "confstr", lambda name: "glibc 2.36", raising=False)
     monkeypatch.setattr(ctypes, "CDLL", lambda name: FakeLibc())
-    assert cli.reuse_freed_blocks() is True
+    assert _runtime.reuse_freed_blocks() is True
     assert calls == [(-3, 64 << 20), (-1, 1 << 30)]  # mmap threshold, trim threshold
-    monkeypatch.setattr(cli.os, "confstr", lambda name: "musl", raising=False)
-    assert cli.reuse_freed_blocks() is False
+    monkeypatch.setattr(_runtime.os, "confstr", lambda name: "musl", raising=False)
+    assert _runtime.reuse_freed_blocks() is False
     assert len(calls) == 2
 
     used: list[str] = []
-    monkeypatch.setattr(cli, "reuse_freed_blocks", lambda: used.append("set") or True)
-    monkeypatch.setattr(cli, "_pyarrow_without_pandas", lambda: None)
-    monkeypatch.setattr(cli, "_leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
+    monkeypatch.setattr(_runtime, "reuse_freed_blocks", lambda: used.append("set") or True)
+    monkeypatch.setattr(_runtime, "pyarrow_without_pandas", lambda: None)
+    monkeypatch.setattr(_runtime, "leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
     for argv, expected in ((["advisories", "list"], []), (["scope", "--help"], ["set"])):
         used.clear()
         monkeypatch.setattr(sys, "argv", ["assess", *argv])
@@ -232,10 +233,12 @@ def test_log_commands_ask_glibc_to_reuse_freed_blocks(monkeypatch: Any) -> None:
 def test_main_collects_no_garbage_while_importing_and_turns_collection_back_on(
     monkeypatch: Any,
 ) -> None:
-    """The imports of a command run with the collector off; the command itself runs with it on."""
+    """The imports of a command run with the collector off; the command itself runs with it on,
+    the objects the imports made frozen out of every collection."""
     import gc
 
     from assess import cli
+    from assess.cli import _runtime
 
     seen: dict[str, bool] = {}
     real_build = cli.build_app
@@ -245,12 +248,30 @@ def test_main_collects_no_garbage_while_importing_and_turns_collection_back_on(
         return real_build(only)
 
     monkeypatch.setattr(cli, "build_app", build)
-    monkeypatch.setattr(cli, "_leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
+    monkeypatch.setattr(_runtime, "leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
     monkeypatch.setattr(sys, "argv", ["assess", "advisories", "list"])
     assert gc.isenabled()
     try:
         cli.main()
     except SystemExit as exc:
         assert exc.code in (0, None)
+    finally:
+        frozen = gc.get_freeze_count()
+        gc.unfreeze()
     assert seen == {"importing": False}
-    assert gc.isenabled()
+    assert gc.isenabled() and frozen > 0
+
+
+def test_process_tuning_lives_in_one_module() -> None:
+    """Allocator settings, collector switches, import blockers and the teardown skip are in
+    assess/cli/_runtime.py only, where each is measured (docs/PERFORMANCE.md)."""
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "assess"
+    tricks = ("mallopt", "gc.freeze", "gc.disable", "os._exit", "sys.meta_path", "OPENBLAS_")
+    found = {
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if any(trick in path.read_text(encoding="utf-8") for trick in tricks)
+    }
+    assert found <= {"cli/_runtime.py"}

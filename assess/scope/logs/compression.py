@@ -17,32 +17,59 @@ GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
-class _Inflating(io.RawIOBase):
+class _Inflating(io.BufferedIOBase):
     """Decompressed bytes of ``raw`` read in small pieces; subclasses say how a piece inflates
-    (``_feed``), and what a stream that ends, or broke at an earlier piece, raises (``_check``)."""
+    (``_feed``), and what a stream that ends, or broke at an earlier piece, raises (``_check``).
+
+    Buffered itself: :meth:`read1` hands out each inflated piece as it is (no copy into a
+    ``BufferedReader``'s buffer and out again: two passes over every inflated byte saved).
+    """
 
     def __init__(self, raw: io.RawIOBase) -> None:
         super().__init__()
         self._raw = raw
         self._offset = 0  # bytes of the file read so far
-        self._out = memoryview(b"")
+        self._out = b""  # the inflated piece being handed out, from ``_at``
+        self._at = 0
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
-        while not self._out:
+    def _fill(self) -> bool:
+        """Inflate the next piece when the current one is used up; False at the end."""
+        while self._at >= len(self._out):
             self._check(ended=False)
             chunk = self._raw.read(1 << 17)  # small: corruption loses only this much before it
             if not chunk:
                 self._check(ended=True)
-                return 0
-            self._out = memoryview(self._feed(chunk))
+                return False
+            self._out, self._at = self._feed(chunk), 0
             self._offset += len(chunk)
-        count = min(len(buffer), len(self._out))
-        buffer[:count] = self._out[:count]
-        self._out = self._out[count:]
-        return count
+        return True
+
+    def read1(self, size: int = -1) -> bytes:
+        if not self._fill():
+            return b""
+        out, at = self._out, self._at
+        if at == 0 and (size < 0 or size >= len(out)):
+            self._at = len(out)
+            return out
+        end = len(out) if size < 0 else min(len(out), at + size)
+        self._at = end
+        return out[at:end]
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is not None and size >= 0:
+            return self.read1(size)  # callers loop (``Salvaging.read``)
+        parts = []
+        while part := self.read1():
+            parts.append(part)
+        return b"".join(parts)
+
+    def peek(self, size: int = 0) -> bytes:
+        """Return the rest of the current inflated piece (as ``BufferedReader.peek``: one piece,
+        whatever ``size``), without consuming it."""
+        return self._out[self._at :] if self._fill() else b""
 
     def _check(self, ended: bool) -> None:
         raise NotImplementedError

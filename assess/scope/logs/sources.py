@@ -156,9 +156,9 @@ def open_stream(raw: HashingReader, compression: Compression) -> Iterator[Binary
     """Yield the decompressed byte stream of ``raw``."""
     stream: BinaryIO
     if compression == "gzip":
-        stream = Salvaging(io.BufferedReader(GzipMembers(raw), buffer_size=4 << 20))  # type: ignore[assignment]
+        stream = Salvaging(GzipMembers(raw))  # type: ignore[arg-type,assignment]
     elif compression == "zstd":
-        stream = Salvaging(io.BufferedReader(ZstdFrames(raw), buffer_size=4 << 20))  # type: ignore[assignment]
+        stream = Salvaging(ZstdFrames(raw))  # type: ignore[arg-type,assignment]
     else:
         stream = io.BufferedReader(raw, buffer_size=4 << 20)
     try:
