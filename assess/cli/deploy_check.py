@@ -45,9 +45,20 @@ def register(app: typer.Typer) -> None:
         fail_on: str = typer.Option(
             "high", "--fail-on", metavar="SEVERITY", help="Exit 1 at this severity or worse."
         ),
+        service: str = typer.Option(
+            "", "--service", metavar="NAME", help="The service these logs are from (for score)."
+        ),
+        model: str = typer.Option(
+            "", "--model", metavar="ID", help="The model these nodes serve (for score)."
+        ),
     ) -> None:
         result = check_deployment(
-            logs or [], nodes=node, advertised_context=advertised_context, fail_on=fail_on
+            logs or [],
+            nodes=node,
+            advertised_context=advertised_context,
+            fail_on=fail_on,
+            service=service,
+            model=model,
         )
         if json_out is not None:
             write_text_or_stdout(json_out, to_json(result))
@@ -70,6 +81,21 @@ def _num(value: int | None) -> str:
     return "-" if value is None else f"{value:,}"
 
 
+def about_line(result: DeployCheckResult) -> str:
+    """Return 'about: ...': the service, models and time span the logs are evidence of."""
+    about = result.about
+    parts = [f"service {about.service}"] if about.service else []
+    models = list(dict.fromkeys([*([about.model] if about.model else []), *about.models_seen]))
+    parts.append(f"model {', '.join(models)}" if models else "no model named")
+    period = about.period
+    if period is None:
+        parts.append("no timestamps")
+    else:
+        span = period.start if period.start == period.end else f"{period.start} to {period.end}"
+        parts.append(f"logs {span}" + ("" if period.dated else " (no year printed)"))
+    return "about: " + "; ".join(parts)
+
+
 def render(result: DeployCheckResult, console: Console) -> None:
     """Print the per-node table, the findings and the verdict."""
     table = Table("node", "engine", "version", "role", "KV pool", "context", "pool/context",
@@ -87,6 +113,7 @@ def render(result: DeployCheckResult, console: Console) -> None:
         console.print(f"         {f.detail}", markup=False, soft_wrap=True)
         if f.remediation:
             console.print(f"         fix: {f.remediation}", markup=False, soft_wrap=True)
+    console.print(about_line(result), markup=False, soft_wrap=True)
     console.print(
         f"verdict: {result.verdict.value} (fail-on {result.fail_on.value}; "
         f"{len(result.findings)} finding(s), {len(result.nodes)} node(s))",

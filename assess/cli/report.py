@@ -64,6 +64,10 @@ def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
     args += ["--out", ".", "--format", ",".join(formats)]
     if req.include_prompts:
         args.append("--include-prompts")
+    if req.evidence_for_vendor:
+        args.append("--evidence-for-vendor")
+    if req.period is not None:
+        args += ["--period", req.period]
     return args
 
 
@@ -148,7 +152,13 @@ def register(app: typer.Typer) -> None:
         evidence_for_vendor: bool = typer.Option(
             False,
             "--evidence-for-vendor",
-            help="Score probe evidence even if its host or model is not the vendor's.",
+            help="Score evidence even if it is not the vendor's (host, model, service) or stale.",
+        ),
+        period: str | None = typer.Option(
+            None,
+            "--period",
+            metavar="FROM..TO",
+            help="Assessment period (YYYY-MM-DD..YYYY-MM-DD): evidence outside it is stale.",
         ),
     ) -> None:
         """Write the vendor review (see REPORT_HELP)."""
@@ -163,6 +173,7 @@ def register(app: typer.Typer) -> None:
             deploy_logs=deploy_log,
             include_prompts=include_prompts,
             evidence_for_vendor=evidence_for_vendor,
+            period=period,
         )
         run_report(req, out, formats)
 

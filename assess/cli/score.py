@@ -37,7 +37,13 @@ def register(app: typer.Typer) -> None:
         evidence_for_vendor: bool = typer.Option(
             False,
             "--evidence-for-vendor",
-            help="Score probe evidence even if its host or model is not the vendor's.",
+            help="Score evidence even if it is not the vendor's (host, model, service) or stale.",
+        ),
+        period: str | None = typer.Option(
+            None,
+            "--period",
+            metavar="FROM..TO",
+            help="Assessment period (YYYY-MM-DD..YYYY-MM-DD): evidence outside it is stale.",
         ),
     ) -> None:
         """Score a vendor's answers: findings, a 0-100 risk score (higher is riskier) and a tier.
@@ -51,6 +57,7 @@ def register(app: typer.Typer) -> None:
             deploy_check=deploy_check,
             questionnaire=questionnaire,
             evidence_for_vendor=evidence_for_vendor,
+            period=period,
         )
         if json_out is not None:
             write_text_or_stdout(json_out, to_json(result))

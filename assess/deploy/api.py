@@ -20,13 +20,16 @@ def check_deployment(
     nodes: Sequence[str] = (),
     advertised_context: int | None = None,
     fail_on: Severity | str = Severity.HIGH,
+    service: str = "",
+    model: str = "",
 ) -> DeployCheckResult:
     """Check the startup logs of one deployment, one log per node (``.gz`` fine, ``-`` stdin).
 
     ``nodes`` are ``ROLE=LOG`` specs (prefill, decode, aggregated) setting a log's role;
     ``advertised_context`` (the vendor's answer) adds the pool-vs-advertised check;
     ``result.failed`` is true when the CLI would exit 1 (a finding at ``fail_on`` or worse, or
-    an inconclusive node).
+    an inconclusive node). ``service`` / ``model`` say which service and model the logs are
+    from (kept in ``result.about`` beside the models, nodes and dates the logs show).
 
     Raises:
         UsageError: no log given, a bad ``ROLE=LOG`` or severity.
@@ -50,4 +53,6 @@ def check_deployment(
         advisories=load_advisories(),
         isolation=load_isolation_settings(),
         fail_on=threshold,
+        service=service,
+        model=model,
     )

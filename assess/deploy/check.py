@@ -23,6 +23,7 @@ from typing import Literal
 
 from assess.advisories.models import Advisory
 from assess.deploy.models import (
+    DeployAbout,
     DeployCheckResult,
     IsolationSetting,
     NodeFinding,
@@ -39,6 +40,7 @@ from assess.deploy.rules import (
     missing_fields,
     missing_reason,
 )
+from assess.deploy.serverlogs.identity import union_period
 from assess.kernel.common import Severity
 
 RoleFrom = Literal["log", "--node", "default"]
@@ -59,8 +61,14 @@ def check_deployment(
     advisories: Mapping[str, Advisory] | Iterable[Advisory] = (),
     isolation: Sequence[IsolationSetting] = (),
     fail_on: Severity = Severity.HIGH,
+    service: str = "",
+    model: str = "",
 ) -> DeployCheckResult:
     """Return the nodes, findings and verdict of one deployment (all ``logs`` belong to it).
+
+    ``service`` and ``model`` are what the user says the logs are from; with the models the
+    logs name, the nodes and the logs' time span they make ``about``, which `assess score`
+    matches against the vendor assessed.
 
     A node whose log lacks the pool or the context length is inconclusive. The verdict is
     ``flag`` when any finding is at or above ``fail_on``, else ``inconclusive`` when any node is,
@@ -101,6 +109,13 @@ def check_deployment(
         advertised_context=advertised_context,
         # one file may hold several launches (nodes): list each file once
         inputs=list({n.input_file.path: n.input_file for n in logs if n.input_file}.values()),
+        about=DeployAbout(
+            service=service.strip(),
+            model=model.strip(),
+            models_seen=list(dict.fromkeys(m for r in reports for m in r.models)),
+            nodes=[r.name for r in reports],
+            period=union_period(r.period for r in reports),
+        ),
     )
 
 
@@ -137,4 +152,6 @@ def _report(
         missing=missing,
         reason=reason,
         notes=log.notes,
+        models=log.models,
+        period=log.period,
     )

@@ -43,6 +43,17 @@ class Verdict(StrEnum):
     INCONCLUSIVE = "inconclusive"
 
 
+class LogPeriod(Model):
+    """The first and last timestamp of a log (what it is about in time)."""
+
+    start: str = Field(description="First timestamp: ISO 8601 when dated, else as printed")
+    end: str = Field(description="Last timestamp, in the same form")
+    dated: bool = Field(
+        description="True: the timestamps carry the year (ISO 8601 date-times); False: month-day "
+        "only, as vLLM prints them ('10-14 11:02:31'), so no date can be compared"
+    )
+
+
 class ParsedServerLog(Model):
     """What one engine's startup log says (the reader's output; no judgement yet)."""
 
@@ -62,6 +73,10 @@ class ParsedServerLog(Model):
     problem: str | None = Field(
         default=None, description="Why the log could not be read at all (empty, binary...)"
     )
+    models: list[str] = Field(
+        default_factory=list, description="Served model names and model paths the log names"
+    )
+    period: LogPeriod | None = Field(default=None, description="First and last timestamp")
 
 
 class IsolationSetting(Model):
@@ -120,6 +135,24 @@ class NodeReport(Model):
     missing: list[str] = Field(default_factory=list)
     reason: str = Field(default="", description="Why the verdict is inconclusive")
     notes: list[str] = Field(default_factory=list)
+    models: list[str] = Field(
+        default_factory=list, description="Served model names and model paths the log names"
+    )
+    period: LogPeriod | None = Field(default=None, description="First and last timestamp")
+
+
+class DeployAbout(Model):
+    """What a deploy-check is about, so `assess score` can tell whether it is the vendor's."""
+
+    service: str = Field(default="", description="The service the user states (--service)")
+    model: str = Field(default="", description="The model the user states (--model)")
+    models_seen: list[str] = Field(
+        default_factory=list, description="Model names the startup logs name, in order"
+    )
+    nodes: list[str] = Field(default_factory=list, description="The nodes' names")
+    period: LogPeriod | None = Field(
+        default=None, description="Earliest to latest timestamp of the logs (dated ones first)"
+    )
 
 
 class DeployCheckResult(Model):
@@ -133,6 +166,9 @@ class DeployCheckResult(Model):
     fail_on: Severity = Severity.HIGH
     advertised_context: int | None = None
     inputs: list[InputFile] = Field(default_factory=list)
+    about: DeployAbout = Field(
+        default_factory=DeployAbout, description="Service, models, nodes and dates of the logs"
+    )
 
     @property
     def failed(self) -> bool:

@@ -54,6 +54,7 @@ def build_report(
     include_prompts: bool = False,
     generated_at: str | None = None,
     evidence_for_vendor: bool = False,
+    period: str | None = None,
 ) -> Report:
     """Build the vendor review: the model of `assess report`'s ``report.json``.
 
@@ -62,7 +63,8 @@ def build_report(
     the review say what was not assessed. ``logs`` need ``incident`` unless they are one
     `assess scope --json` document. Prompt and response text is redacted unless
     ``include_prompts``. Probe evidence whose host or model is not the vendor's is not scored
-    unless ``evidence_for_vendor`` (raw answers only).
+    unless ``evidence_for_vendor`` (raw answers only); nor is stale evidence (outside
+    ``period`` 'YYYY-MM-DD..YYYY-MM-DD', or too old for the answers' date).
 
     Raises:
         UsageError: ``deploy_check`` with ``deploy_logs``; ``logs`` without ``incident``;
@@ -79,5 +81,6 @@ def build_report(
         deploy_logs=[str(p) for p in deploy_logs],
         include_prompts=include_prompts,
         evidence_for_vendor=evidence_for_vendor,
+        period=period,
     )
     return review(req, generated_at).report

@@ -51,6 +51,8 @@ class ReportRequest:
     include_prompts: bool = False
     #: Score probe evidence even when its host or model is not the vendor's (as `assess score`).
     evidence_for_vendor: bool = False
+    #: The assessment period 'YYYY-MM-DD..YYYY-MM-DD': evidence outside it is stale.
+    period: str | None = None
     cwd: Path = field(default_factory=Path.cwd)
     #: Called while the request logs are read (bytes done, total).
     progress: ProgressCallback | None = None
@@ -71,6 +73,10 @@ def validate_request(req: ReportRequest) -> None:
         UsageError: for --deploy-check with --deploy-log, --logs without --incident, or
             --evidence-for-vendor with an already scored questionnaire.
     """
+    if req.period is not None:
+        from assess.vendor.scoring.freshness import parse_period
+
+        parse_period(req.period)
     if req.evidence_for_vendor and document_kind(req.questionnaire) == "assess.score":
         raise UsageError(
             "--evidence-for-vendor only applies to raw answers: an `assess score --json` "
@@ -176,7 +182,7 @@ def gather(req: ReportRequest) -> Gathered:
         inputs.append(input_record(path, "probe", req.cwd))
     deploy, deploy_raw = _deploy(req, inputs, _advertised_context(answers))
     probes = [evidence for _, evidence in probe_docs]
-    score = _score(answers, probes, deploy_raw, req.evidence_for_vendor)
+    score = _score(answers, probes, deploy_raw, req.evidence_for_vendor, req.period)
     scope: ScopeView | None = None
     preset: str | None = None
     rows: list[dict[str, Any]] | None = None
@@ -234,13 +240,18 @@ def _advertised_context(answers: Any) -> int | None:
 
 
 def _score(
-    answers: Any, probes: list[ProbeEvidence], deploy: Any, evidence_for_vendor: bool = False
+    answers: Any,
+    probes: list[ProbeEvidence],
+    deploy: Any,
+    evidence_for_vendor: bool = False,
+    period: str | None = None,
 ) -> ScoreView:
     if isinstance(answers, ScoreView):
         return answers
     from assess.advisories.catalogue import load_advisories
     from assess.vendor.scoring import score_answers
     from assess.vendor.scoring.evidence import DeployEvidence
+    from assess.vendor.scoring.freshness import parse_period
 
     bank, answer_set = answers
     # The scoring weighs one probe run: the first that found a leak, else the first given.
@@ -253,6 +264,7 @@ def _score(
         probe=probe,
         deploy=DeployEvidence.model_validate(deploy) if deploy is not None else None,
         evidence_for_vendor=evidence_for_vendor,
+        period=parse_period(period) if period is not None else None,
     )
     return ScoreView.model_validate(result.model_dump(mode="json"))
 

@@ -18,16 +18,20 @@ def score_answers(
     deploy_check: str | Path | None = None,
     questionnaire: str | Path | None = None,
     evidence_for_vendor: bool = False,
+    period: str | None = None,
 ) -> ScoreResult:
     """Score the answers file ``answers`` (YAML, JSON, xlsx or csv): findings, a 0-100 risk score
     (higher is riskier) and a tier.
 
     ``probe`` and ``deploy_check`` are `assess probe --json` / `assess deploy-check --json`
     files whose evidence can contradict the answers; ``questionnaire`` is an id or a file
-    (default: the one the answers name). Probe evidence whose host or model is not the vendor's
-    is not scored unless ``evidence_for_vendor``.
+    (default: the one the answers name). Evidence whose host, model or service is not the
+    vendor's, or that is stale (older than the questionnaire's ``evidence_max_age_days`` before
+    the answers, or outside ``period`` 'YYYY-MM-DD..YYYY-MM-DD'), is not scored unless
+    ``evidence_for_vendor``.
 
     Raises:
+        UsageError: a malformed ``period``.
         InputError: a missing or invalid file (naming file, line and field).
         CatalogueError: an invalid questionnaire.
     """
@@ -36,6 +40,9 @@ def score_answers(
     from assess.vendor.answers_file import load_answers_and_bank
     from assess.vendor.scoring import score_answers as score
     from assess.vendor.scoring.evidence_file import load_deploy_check, load_probe
+    from assess.vendor.scoring.freshness import parse_period
+
+    stated = parse_period(period) if period is not None else None
 
     bank, checked = load_answers_and_bank(answers, questionnaire)
     probe_doc = load_probe(probe) if probe is not None else None
@@ -49,4 +56,5 @@ def score_answers(
         deploy=deploy_doc,
         inputs=inputs,
         evidence_for_vendor=evidence_for_vendor,
+        period=stated,
     )

@@ -175,6 +175,11 @@ class Scoring(Model):
     unknown_critical_severity: Severity = Severity.HIGH
     attested_only_severity: Severity = Severity.LOW
     contradiction_severity: Severity = Severity.CRITICAL
+    evidence_max_age_days: int = Field(
+        default=30,
+        ge=0,
+        description="Evidence that ended more than this many days before the answers is stale",
+    )
     decisive: list[DecisiveRule] = Field(
         default_factory=list, description="Findings that set the tier whatever the points"
     )

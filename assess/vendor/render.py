@@ -72,9 +72,12 @@ def print_score(result: ScoreResult, console: Console) -> None:
     for e in result.evidence:
         about = "about this vendor" if e.about_vendor else "NOT about this vendor"
         scored = "scored" if e.scored else "not scored"
+        what = e.endpoint or ", ".join(e.nodes) or "-"
+        when = f", {e.dates}" if e.dates else ""
+        fresh = e.freshness if e.freshness == "current" else f"{e.freshness} ({e.freshness_reason})"
         console.print(
-            f"Evidence ({e.kind}): {e.endpoint or '-'} model {e.model or '?'}: {about} "
-            f"({e.reason}); {scored}",
+            f"Evidence ({e.kind}): {what} model {', '.join(e.models) or e.model or '?'}{when}: "
+            f"{about} ({e.reason}); {fresh}; {scored}",
             markup=False,
         )
     for d in result.decided_by:

@@ -98,10 +98,11 @@ def _deploy_json(run_cli: Run, tmp_path: Path, *logs: str) -> str:
 
 
 def test_real_deploy_check_output_contradicts_claimed_pool(run_cli: Run, tmp_path: Path) -> None:
+    """The log (2026-08-26) is within the stated period, so it scores against the answers."""
     log = str(REPO / "samples" / "serverlogs" / "sglang-prefill.log")
-    result = run_cli(
-        "score", WELL_RUN, "--deploy-check", _deploy_json(run_cli, tmp_path, log), "--json", "-"
-    )
+    deploy = _deploy_json(run_cli, tmp_path, log)
+    period = ["--period", "2026-08-01..2026-11-30"]
+    result = run_cli("score", WELL_RUN, "--deploy-check", deploy, *period, "--json", "-")
     assert result.exit_code == 0
     pool = next(
         f

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assess.deploy.models import ParsedServerLog
+from assess.deploy.serverlogs.identity import log_period, models_named
 from assess.deploy.serverlogs.interface import ServerLogParser
 from assess.deploy.serverlogs.sglang import SGLangParser
 from assess.deploy.serverlogs.source import LogSource
@@ -37,8 +38,15 @@ def parse_source(source: LogSource, engine: str | None = None) -> ParsedServerLo
             "'max_total_num_tokens=', 'vLLM API server version' or 'GPU KV cache size:' line",
             notes=notes,
         )
-    parsed = parser.parse(log)
+    parsed = _identified(parser.parse(log), log)
     return parsed.model_copy(update={"notes": notes + parsed.notes})
+
+
+def _identified(parsed: ParsedServerLog, log: LogText) -> ParsedServerLog:
+    """Return ``parsed`` with the models it names and the time span of ``log``."""
+    return parsed.model_copy(
+        update={"models": models_named(parsed.settings), "period": log_period(log)}
+    )
 
 
 def parse_launches(source: LogSource, engine: str | None = None) -> list[ParsedServerLog]:
@@ -59,7 +67,7 @@ def parse_launches(source: LogSource, engine: str | None = None) -> list[ParsedS
     result = []
     for number, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False), 1):
         part = log.part(start, end)
-        parsed = parser.parse(part)
+        parsed = _identified(parser.parse(part), part)
         last = part.first_line + part.line_count - 1
         where = f"launch {number} of {len(starts)} in the log (lines {part.first_line}-{last})"
         where += _launch_settings(parsed)

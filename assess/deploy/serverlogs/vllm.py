@@ -123,6 +123,17 @@ KV_CONNECTOR = re.compile(r"kv_connector['\"]?[ \t]*[=:][ \t]*['\"]([\w.]+)['\"]
 GPU_MEMORY_UTILIZATION = re.compile(
     r"gpu_memory_utilization['\"]?[ \t]*[=:][ \t]*(\d*\.?\d+)(?=[ \t]*[,})])"
 )
+# What the node serves. The engine line "with config: model='Qwen/Qwen3-30B-A3B', ...,
+# served_model_name=Qwen/Qwen3-30B-A3B, ..." (vllm/config/vllm.py __str__; real pastes in
+# vllm-project/vllm#24162 and others: the served name is printed unquoted; the speculative
+# config's own model='...' comes later on that line, so the model is read right after "config:");
+# "non-default args: {'model': '...', 'served_model_name': ['...']}" (log_non_default_args).
+CONFIG_MODEL = re.compile(r"with[ \t]*config:[ \t]*model[ \t]*=[ \t]*'([^'\n]+)'")
+ARGS_MODEL = re.compile(r"['\"]model['\"][ \t]*:[ \t]*['\"]([^'\"\n]+)['\"]")
+SERVED_NAME = (
+    re.compile(r"(?<![\w.'\"])served_model_name[ \t]*=[ \t]*\[?'?([^,\s)\]']+)"),
+    re.compile(r"['\"]served_model_name['\"][ \t]*:[ \t]*\[?[ \t]*['\"]([^'\"\n]+)['\"]"),
+)
 _ROLES = {"kv_producer": Role.PREFILL, "kv_consumer": Role.DECODE, "kv_both": Role.UNKNOWN}
 
 
@@ -311,11 +322,13 @@ class VLLMParser(ServerLogParser):
     def _settings(
         self, log: LogText, settings: dict[str, Scalar], evidence: dict[str, str]
     ) -> None:
-        for key, pattern in (
-            ("transfer_backend", KV_CONNECTOR),
-            ("gpu_memory_utilization", GPU_MEMORY_UTILIZATION),
+        for key, patterns in (
+            ("transfer_backend", (KV_CONNECTOR,)),
+            ("gpu_memory_utilization", (GPU_MEMORY_UTILIZATION,)),
+            ("model", (CONFIG_MODEL, ARGS_MODEL)),
+            ("served_model_name", SERVED_NAME),
         ):
-            hit = log.find_last(pattern)
+            hit = log.find_first_of(patterns)
             if hit is not None:
                 settings[key] = scalar(hit.value)
                 evidence[f"settings.{key}"] = hit.cite()

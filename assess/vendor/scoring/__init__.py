@@ -11,12 +11,13 @@ from assess.advisories.models import Advisory
 from assess.kernel.common import InputFile, Severity
 from assess.vendor.answers import AnswerSet
 from assess.vendor.questionnaire import Questionnaire
-from assess.vendor.scoring.binding import bind_probe
+from assess.vendor.scoring.binding import EvidenceBinding, bind_deploy, bind_probe
 from assess.vendor.scoring.checks import CHECKS
 from assess.vendor.scoring.contradictions import deploy_findings, not_about, probe_findings
 from assess.vendor.scoring.evidence import DeployEvidence, ProbeEvidence
 from assess.vendor.scoring.findings import Context
 from assess.vendor.scoring.formula import decided_by, formula_text, score_of, tier_of, total_of
+from assess.vendor.scoring.freshness import Period
 from assess.vendor.scoring.merge import merge_root_causes
 from assess.vendor.scoring.models import (
     Decision,
@@ -63,25 +64,30 @@ def score_answers(
     deploy: DeployEvidence | None = None,
     inputs: Iterable[InputFile] = (),
     evidence_for_vendor: bool = False,
+    period: Period | None = None,
 ) -> ScoreResult:
     """Score ``answers`` against ``questionnaire``, the advisories and optional evidence.
 
     Returns the findings (most severe first, then by id), each with its points, the score
     (``min(cap, sum of points)``), the tier and the formula's text. Never raises for valid models.
-    A probe not about the vendor (loopback host, another model) is labelled in ``evidence`` and
-    does not score unless ``evidence_for_vendor``.
+    Evidence not about the vendor (loopback host, another model or service) or stale (dated
+    before the answers by more than ``scoring.evidence_max_age_days``, or outside ``period``) is
+    labelled in ``evidence`` and does not score unless ``evidence_for_vendor``.
     """
     ctx = Context(bank=questionnaire, answers=answers, advisories=advisories)
     found = evaluate_rules(ctx)
     for check in questionnaire.checks:
         found += CHECKS[check](ctx)
-    bindings = []
+    bindings: list[EvidenceBinding] = []
+    age = questionnaire.scoring.evidence_max_age_days
     if probe is not None:
-        binding = bind_probe(answers, probe.endpoint, probe.model, evidence_for_vendor)
+        binding = bind_probe(answers, probe, evidence_for_vendor, age, period)
         bindings.append(binding)
         found += probe_findings(ctx, probe) if binding.scored else [not_about(ctx, binding)]
     if deploy is not None:
-        found += deploy_findings(ctx, deploy)
+        binding = bind_deploy(answers, deploy, evidence_for_vendor, age, period)
+        bindings.append(binding)
+        found += deploy_findings(ctx, deploy) if binding.scored else [not_about(ctx, binding)]
     points = questionnaire.scoring.points
     merged = sorted(merge_root_causes(_ordered(found)), key=lambda f: (-f.severity.rank, f.id))
     findings = [

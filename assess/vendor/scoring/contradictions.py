@@ -35,15 +35,25 @@ def _contradiction(
 
 
 def not_about(ctx: Context, binding: EvidenceBinding) -> ScoreFinding:
-    """Return the info finding that shows evidence not about this vendor, labelled, unscored."""
+    """Return the info finding that shows evidence not scored (not about this vendor, or stale),
+    labelled with the reason."""
+    rests = PROBE if binding.kind == "probe" else DEPLOY
+    what = binding.endpoint or ", ".join(binding.nodes) or f"the {binding.kind}"
+    models = ", ".join(binding.models) or "?"
+    if not binding.about_vendor:
+        fid = f"evidence-not-about-vendor.{binding.kind}"
+        title = f"The {binding.kind} evidence is not about this vendor: {binding.reason}"
+    else:
+        fid = f"evidence-stale.{binding.kind}"
+        title = f"The {binding.kind} evidence is stale: {binding.freshness_reason}"
     return ctx.finding(
-        f"evidence-not-about-vendor.{binding.kind}",
+        fid,
         Severity.INFO,
-        f"The {binding.kind} evidence is not about this vendor: {binding.reason}",
-        f"{binding.endpoint or 'no endpoint'} (model {binding.model or '?'}) is not scored "
-        "against this vendor. Pass --evidence-for-vendor if it is the vendor's service.",
-        f"Run `assess {binding.kind}` against the vendor's own endpoint and model.",
-        [PROBE],
+        title,
+        f"{what} (model {models}) is not scored against this vendor. Pass "
+        "--evidence-for-vendor if it is the vendor's service as assessed.",
+        f"Run `assess {binding.kind}` against the vendor's own service, model and period.",
+        [rests],
         evidence=EvidenceLevel.VERIFIED,
     )
 

@@ -32,6 +32,8 @@ class ProbeEvidence(_Tolerant):
     run_id: str = ""
     endpoint: str = ""
     model: str = ""
+    started_at: str = ""
+    finished_at: str = ""
     complete: bool = True
     leak_found: bool
     hits: list[Any] = Field(default_factory=list)
@@ -49,6 +51,25 @@ class DeployNode(_Tolerant):
     pool_tokens: int | None = None
     context_tokens: int | None = None
     verdict: str = "inconclusive"
+    models: list[str] = Field(default_factory=list)
+
+
+class LogPeriodView(_Tolerant):
+    """`about.period` of a deploy-check: first and last timestamp, dated when the year shows."""
+
+    start: str = ""
+    end: str = ""
+    dated: bool = False
+
+
+class DeployAboutView(_Tolerant):
+    """`about` of a deploy-check: what its logs are evidence of."""
+
+    service: str = ""
+    model: str = ""
+    models_seen: list[str] = Field(default_factory=list)
+    nodes: list[str] = Field(default_factory=list)
+    period: LogPeriodView | None = None
 
 
 class DeployEvidence(_Tolerant):
@@ -59,3 +80,4 @@ class DeployEvidence(_Tolerant):
     nodes: list[DeployNode] = Field(default_factory=list)
     findings: list[dict[str, Any]] = Field(default_factory=list)
     verdict: str = "inconclusive"
+    about: DeployAboutView = DeployAboutView()
