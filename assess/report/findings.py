@@ -7,6 +7,7 @@ from typing import Any
 
 from assess.kernel.common import Severity
 from assess.report.models import FindingView, ReportFinding
+from assess.vendor.scoring.refs import assign_refs, ref_number
 
 #: Deploy-check finding ids that corroborate a questionnaire finding (by id prefix): the two are
 #: one finding, backed by both the vendor's answer and the server logs.
@@ -25,8 +26,10 @@ def merge_findings(
     node. A deployment finding that corroborates a questionnaire finding (see
     :data:`CORROBORATES`) or repeats one (same id or title) is folded into it: the questionnaire's
     wording is kept, the nodes are added, the stronger evidence level and the worse severity win.
-    Each gets a ``ref`` (F-01, F-02 ...) in that order: the score's own refs count the score's
-    findings only, so they differ when the deployment check adds findings.
+    A finding keeps the score's ``ref`` (a folded deployment finding that of the one it joins);
+    the deployment check's own findings are numbered after the score's last ref
+    (:func:`~assess.vendor.scoring.refs.assign_refs`), so a ref names one finding everywhere.
+    Worst first; within a severity, by ref.
     """
     kept: dict[str, dict[str, Any]] = {}
     by_title: dict[str, str] = {}
@@ -38,12 +41,14 @@ def merge_findings(
             data = view.model_dump(exclude={"node"})
             data.update(title=title, nodes=[view.node] if view.node else [])
             kept[key] = data
-            by_title[title.strip().lower()] = key
+            by_title.setdefault(title.strip().lower(), key)
         else:
             _fold(kept[key], view)
     merged = [ReportFinding.model_validate(data) for data in kept.values()]
     ordered = sorted(merged, key=lambda f: (-f.severity.rank, not f.contradiction, f.id))
-    return [f.model_copy(update={"ref": f"F-{n:02d}"}) for n, f in enumerate(ordered, 1)]
+    refs = assign_refs([f.ref for f in ordered])
+    numbered = [f.model_copy(update={"ref": r}) for f, r in zip(ordered, refs, strict=True)]
+    return sorted(numbered, key=lambda f: (-f.severity.rank, ref_number(f.ref) or 0))
 
 
 def _strip_node(title: str, node: str | None) -> str:
@@ -61,6 +66,8 @@ def _merge_key(
 ) -> str:
     if view.id in kept:
         return view.id
+    if view.ref:
+        return view.id  # a scored finding (it has a ref) is one row of its own, never folded
     if title.strip().lower() in by_title:
         return by_title[title.strip().lower()]
     prefix = CORROBORATES.get(view.id)

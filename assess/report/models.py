@@ -48,6 +48,7 @@ class FindingView(_View):
     contradiction: bool = False
     node: str | None = None
     points: int | None = None
+    ref: str = ""
 
 
 class AnswerView(_View):
@@ -242,7 +243,9 @@ class ReportFinding(Model):
     contradiction: bool = False
     nodes: list[str] = Field(default_factory=list)
     points: int | None = Field(default=None, description="What the finding adds to the score")
-    ref: str = Field(default="", description="F-01, F-02 ... in the order of the review's findings")
+    ref: str = Field(
+        default="", description="F-01 ...: the score's ref; the deployment check's own after them"
+    )
 
 
 class Scoring(Model):

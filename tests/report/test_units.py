@@ -103,6 +103,25 @@ def test_per_node_findings_fold_into_one_and_lose_the_node_prefix() -> None:
     assert merged[0].source == "score, deploy-check"
 
 
+def test_scored_findings_keep_their_refs_and_are_never_folded_together() -> None:
+    merged = merge_findings(
+        [
+            finding(id="a", title="Same words", severity="critical", ref="F-01"),
+            finding(id="b", title="Same words", severity="low", ref="F-02"),
+        ],
+        [
+            finding(id="c", title="Same words", source="deploy-check", severity="high"),
+            finding(id="d", title="Only the logs say", source="deploy-check", severity="high"),
+        ],
+    )
+    assert [(f.ref, f.id, f.severity.value) for f in merged] == [
+        ("F-01", "a", "critical"),
+        ("F-03", "d", "high"),
+        ("F-02", "b", "low"),
+    ]
+    assert merged[0].source == "score, deploy-check"  # the deploy finding folded into F-01
+
+
 def test_redact_replaces_prompt_text_only() -> None:
     doc = {"prompt": "secret", "n": 3, "items": [{"response": "r", "id": "a"}]}
     assert redact(doc, include_prompts=True) == doc

@@ -27,6 +27,7 @@ from assess.vendor.scoring.models import (
     Tier,
     VendorRef,
 )
+from assess.vendor.scoring.refs import assign_refs
 from assess.vendor.scoring.rules import evaluate_rules
 
 __all__ = ["score_answers"]
@@ -90,9 +91,10 @@ def score_answers(
         found += deploy_findings(ctx, deploy) if binding.scored else [not_about(ctx, binding)]
     points = questionnaire.scoring.points
     merged = sorted(merge_root_causes(_ordered(found)), key=lambda f: (-f.severity.rank, f.id))
+    refs = assign_refs(["" for _ in merged])
     findings = [
-        f.model_copy(update={"points": points[f.severity], "ref": f"F-{n:02d}"})
-        for n, f in enumerate(merged, 1)
+        f.model_copy(update={"points": points[f.severity], "ref": ref})
+        for f, ref in zip(merged, refs, strict=True)
     ]
     score = score_of(findings, questionnaire.scoring)
     by_id = {r.id: r for r in questionnaire.scoring.decisive}

@@ -1,0 +1,94 @@
+"""One numbering of findings: a ref names the same finding in the score document, report.json,
+the HTML and the PDF (assess/vendor/scoring/refs.py)."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pypdf
+import pytest
+
+from assess.vendor.scoring.refs import assign_refs, ref_number
+from tests.conftest import REPO
+from tests.report.conftest import invoke
+
+SAMPLES = REPO / "samples"
+LOGS = [str(SAMPLES / "serverlogs" / n) for n in ("sglang-prefill.log", "sglang-decode.log")]
+
+
+@pytest.fixture(scope="module")
+def docs(module_tmp: Path) -> dict[str, Any]:
+    deploy = module_tmp / "deploy.json"
+    assert invoke("deploy-check", *LOGS, "--json", str(deploy)).exit_code == 1
+    answers = str(SAMPLES / "vendors" / "incident-like.yaml")
+    evidence = [
+        "--deploy-check",
+        str(deploy),
+        "--probe",
+        str(SAMPLES / "probes" / "leaky-lab.json"),
+    ]
+    score = invoke("score", answers, *evidence, "--json", "-")
+    out = module_tmp / "review"
+    result = invoke("report", "-q", answers, *evidence, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    pdf = pypdf.PdfReader(io.BytesIO((out / "report.pdf").read_bytes()))
+    return {
+        "score": json.loads(score.stdout),
+        "report": json.loads((out / "report.json").read_text()),
+        "html": (out / "report.html").read_text(),
+        "pdf": "".join("".join(page.extract_text() for page in pdf.pages).split()),
+    }
+
+
+def test_every_scored_finding_keeps_its_ref_in_the_report(docs: dict[str, Any]) -> None:
+    scored = {f["ref"]: f["id"] for f in docs["score"]["findings"]}
+    reviewed = {f["ref"]: f["id"] for f in docs["report"]["findings"]}
+    assert len(scored) == 21 and len(reviewed) == len(docs["report"]["findings"]) == 23
+    assert {ref: reviewed[ref] for ref in scored} == scored
+
+
+def test_the_deployment_checks_own_findings_are_numbered_after_the_scores(
+    docs: dict[str, Any],
+) -> None:
+    last = max(ref_number(f["ref"]) or 0 for f in docs["score"]["findings"])
+    extra = [f for f in docs["report"]["findings"] if f["source"] == "deploy-check"]
+    assert [(f["ref"], f["id"]) for f in extra] == [
+        ("F-22", "isolation-setting-off"),
+        ("F-23", "isolation-settings-not-in-log"),
+    ]
+    assert all((ref_number(f["ref"]) or 0) > last for f in extra)
+    ranks = ["critical", "high", "medium", "low", "info"]
+    order = [ranks.index(f["severity"]) for f in docs["report"]["findings"]]
+    assert order == sorted(order)  # still worst first
+
+
+def test_html_and_pdf_show_each_ref_with_its_finding(docs: dict[str, Any]) -> None:
+    findings = docs["report"]["findings"]
+    page = docs["html"]
+    shown = list(dict.fromkeys(re.findall(r"<strong>(F-\d\d)</strong>", page)))
+    assert shown == [f["ref"] for f in findings]
+    for here, after in zip(findings, [*findings[1:], None], strict=True):
+        start = page.index(f"<strong>{here['ref']}</strong>")
+        end = page.index(f"<strong>{after['ref']}</strong>") if after else len(page)
+        assert here["title"] in html.unescape(page[start:end]), here["ref"]
+    text = docs["pdf"]
+    positions = [text.find(f["ref"] + f["severity"].upper()) for f in findings]
+    assert -1 not in positions and positions == sorted(positions)
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ([], []),
+        (["", "", ""], ["F-01", "F-02", "F-03"]),
+        (["F-02", "", "F-01", "x"], ["F-02", "F-03", "F-01", "F-04"]),
+        (["F-09", "F-10", ""], ["F-09", "F-10", "F-11"]),
+    ],
+)
+def test_assign_refs(given: list[str], expected: list[str]) -> None:
+    assert assign_refs(given) == expected
