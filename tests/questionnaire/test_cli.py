@@ -153,6 +153,28 @@ def test_diff_of_the_shipped_re_attestation(run_cli: Run) -> None:
     assert "advisory.glm-5.3-kv-leak" in diff["findings_resolved"]
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("incident-like", "incident-like-after-fix"), ("well-run", "evasive")],
+)
+def test_diff_scores_both_sides_as_score_does(run_cli: Run, old: str, new: str) -> None:
+    paths = [str(SAMPLES / f"{name}.yaml") for name in (old, new)]
+    diff = json.loads(run_cli("questionnaire", "diff", *paths, "--json", "-").stdout)
+    for side, path in zip(("old", "new"), paths, strict=True):
+        scored = json.loads(run_cli("score", path, "--json", "-").stdout)
+        assert (diff[side]["score"], diff[side]["tier"], diff[side]["date"]) == (
+            scored["score"],
+            scored["tier"],
+            scored["answered_on"],
+        )
+    before, after = (
+        {f["id"] for f in json.loads(run_cli("score", p, "--json", "-").stdout)["findings"]}
+        for p in paths
+    )
+    assert diff["findings_added"] == sorted(after - before)
+    assert diff["findings_resolved"] == sorted(before - after)
+
+
 def test_xlsx_filled_in_with_native_cells_imports(run_cli: Run, tmp_path: Path) -> None:
     """A vendor's spreadsheet app stores dates, numbers and booleans as typed cells."""
     import datetime as dt

@@ -111,6 +111,12 @@ def test_real_deploy_check_output_contradicts_claimed_pool(run_cli: Run, tmp_pat
     )
     assert pool["severity"] == "critical" and pool["contradiction"] is True
     assert "681,280 tokens for a 1,048,576-token context: 35%" in pool["detail"]
+    doc = json.loads(result.stdout)
+    assert doc["tier"] == "critical"  # an otherwise excellent vendor: the contradiction decides
+    assert doc["evidence"][0]["about_vendor"] and doc["evidence"][0]["freshness"] == "current"
+    # without the period the same logs (August) are stale for answers of 2026-11-02
+    stale = json.loads(run_cli("score", WELL_RUN, "--deploy-check", deploy, "--json", "-").stdout)
+    assert (stale["tier"], stale["evidence"][0]["freshness"]) == ("low", "stale")
 
 
 def test_unreadable_logs_contradict_nothing(run_cli: Run, tmp_path: Path) -> None:

@@ -172,3 +172,65 @@ def test_uncapped_total_and_sections_add_up(
     assert result.points_total == sum(f.points for f in result.findings)
     assert result.points_total == sum(result.section_points.values())
     assert result.score == min(BANK.scoring.cap, result.points_total)
+
+
+def unbound_evidence(why: str, nodes: list[DeployNode]) -> tuple[ProbeEvidence, DeployEvidence]:
+    """A leaking probe and startup logs that are not about the vendor (or too old to count)."""
+    endpoint, model, day, period = "https://api.vendor.example/v1", "llama-4", "2026-11-01", None
+    if why == "loopback":
+        endpoint = "http://127.0.0.1:8000/v1"
+    elif why == "other-model":
+        model = "qwen-unrelated"
+    else:  # stale: more than evidence_max_age_days before the answers (2026-11-01)
+        day = "2026-08-01"
+        period = {"start": f"{day}T00:00:00", "end": f"{day}T01:00:00", "dated": True}
+    probe = ProbeEvidence(
+        schema_version=1,
+        kind="assess.probe",
+        leak_found=True,
+        endpoint=endpoint,
+        model=model,
+        started_at=f"{day}T10:00:00Z",
+    )
+    about = {"models_seen": [] if why == "loopback" else [model], "period": period}
+    if why == "loopback":
+        about["service"] = "a lab"
+    deploy = DeployEvidence.model_validate({**deploy_of(nodes).model_dump(), "about": about})
+    return probe, deploy
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    answers=ANSWERS,
+    nodes=st.lists(NODES, min_size=1, max_size=3),
+    why=st.sampled_from(["loopback", "other-model", "stale"]),
+)
+def test_evidence_not_about_the_vendor_never_moves_the_score(
+    answers: dict[str, CheckedAnswer], nodes: list[DeployNode], why: str
+) -> None:
+    """Unbound or stale evidence is labelled, scores nothing; vouched for, it only adds risk."""
+    answers = {
+        **answers,
+        "vendor.models": CheckedAnswer(value=["llama-4"], evidence=EvidenceLevel.DOCUMENTED),
+        "vendor.service": CheckedAnswer(value="Chat API", evidence=EvidenceLevel.DOCUMENTED),
+    }
+    plain = score(answers)
+    probe, deploy = unbound_evidence(why, nodes)
+    result = score_answers(BANK, answer_set(answers), ADVISORIES, probe=probe, deploy=deploy)
+    assert (result.score, result.tier, result.points_total) == (
+        plain.score,
+        plain.tier,
+        plain.points_total,
+    )
+    assert [e.scored for e in result.evidence] == [False, False]
+    assert not any(f.contradiction for f in result.findings)
+    vouched = score_answers(
+        BANK,
+        answer_set(answers),
+        ADVISORIES,
+        probe=probe,
+        deploy=deploy,
+        evidence_for_vendor=True,
+    )
+    assert [e.scored for e in vouched.evidence] == [True, True]
+    assert_not_riskier(plain, vouched)
