@@ -82,6 +82,7 @@ COMMAND_MODULES: dict[str, str] = {
     "deploy-check": "assess.cli.deploy_check",
     "report": "assess.cli.report",
     "demo": "assess.cli.report",
+    "verify": "assess.cli.verify",
 }
 
 

@@ -1,0 +1,164 @@
+"""`assess verify DIR`: every listed file re-hashed, the PDF's report.json, the score recomputed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assess.report.verify import recorded_command
+from tests.conftest import REPO
+from tests.report.conftest import invoke
+
+SAMPLES = REPO / "samples"
+INPUTS = {
+    "incident-like.yaml": SAMPLES / "vendors" / "incident-like.yaml",
+    "cloudflare-ai-gateway.ndjson": SAMPLES / "logs" / "cloudflare-ai-gateway.ndjson",
+    "leaky-lab.json": SAMPLES / "probes" / "leaky-lab.json",
+    "sglang-prefill.log": SAMPLES / "serverlogs" / "sglang-prefill.log",
+    "sglang-decode.log": SAMPLES / "serverlogs" / "sglang-decode.log",
+}
+OUTPUTS = ["affected-requests.csv", "report.html", "report.json", "report.pdf"]
+
+
+@pytest.fixture(scope="module")
+def made(module_tmp: Path) -> Path:
+    """A review of copied inputs (named by file name in the manifest) in made/review."""
+    root = module_tmp / "made"
+    (root / "in").mkdir(parents=True)
+    for name, src in INPUTS.items():
+        shutil.copy(src, root / "in" / name)
+    src = root / "in"
+    args = ["report", "-q", str(src / "incident-like.yaml"), "--incident", "glm-5.3-kv-leak"]
+    args += [
+        "--logs",
+        str(src / "cloudflare-ai-gateway.ndjson"),
+        "--probe",
+        str(src / "leaky-lab.json"),
+    ]
+    args += ["--deploy-log", str(src / "sglang-prefill.log")]
+    args += ["--deploy-log", str(src / "sglang-decode.log"), "--out", str(root / "review")]
+    result = invoke(*args)
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def copy_of(made: Path, dest: Path) -> Path:
+    shutil.copytree(made, dest)
+    return dest
+
+
+def verify(root: Path, *extra: str) -> Any:
+    return invoke("verify", str(root / "review"), "--inputs", str(root / "in"), *extra)
+
+
+def test_a_fresh_review_verifies(made: Path) -> None:
+    result = verify(made)
+    assert result.exit_code == 0, result.output
+    assert "DIFFERS" not in result.output
+    assert "ok      score recomputed from the inputs: score 100, tier critical" in result.output
+    assert "ok      PDF attachment report.json: identical to report.json" in result.output
+    assert result.output.rstrip().endswith("every check holds (13 checks)")
+
+
+def test_the_flip_tests_cover_every_listed_file(made: Path) -> None:
+    manifest = json.loads((made / "review" / "manifest.json").read_text())
+    assert sorted(e["path"] for e in manifest["outputs"]) == OUTPUTS
+    assert sorted(e["path"] for e in manifest["inputs"]) == sorted(INPUTS)
+
+
+@pytest.mark.parametrize("name", [*OUTPUTS, *INPUTS])
+def test_one_flipped_byte_in_any_listed_file_fails(made: Path, tmp_path: Path, name: str) -> None:
+    root = copy_of(made, tmp_path / "copy")
+    path = root / ("in" if name in INPUTS else "review") / name
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    result = verify(root)
+    assert result.exit_code == 1, result.output
+    differs = [line for line in result.output.splitlines() if line.startswith("DIFFERS")]
+    kind = "input" if name in INPUTS else "output"
+    assert any(line.startswith(f"DIFFERS {kind} {name}") for line in differs), differs
+    assert "difference(s)" in result.output
+
+
+def test_a_score_edited_with_matching_hashes_is_caught(made: Path, tmp_path: Path) -> None:
+    """An edit that also rewrites the manifest's hashes: the PDF and the recomputation disagree."""
+    import hashlib
+
+    root = copy_of(made, tmp_path / "copy")
+    review = root / "review"
+    doc = json.loads((review / "report.json").read_text())
+    doc["score"], doc["tier"] = 35, "medium"
+    data = (json.dumps(doc, indent=2) + "\n").encode()
+    (review / "report.json").write_bytes(data)
+    manifest = json.loads((review / "manifest.json").read_text())
+    for entry in manifest["outputs"]:
+        if entry["path"] == "report.json":
+            entry["sha256"], entry["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
+    (review / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    result = verify(root)
+    assert result.exit_code == 1
+    assert "ok      output report.json" in result.output
+    assert "DIFFERS PDF attachment report.json: the PDF's report.json" in result.output
+    assert (
+        "DIFFERS score recomputed from the inputs: score 35, tier medium, points 199 stated; "
+        "recomputed 100, critical, 199"
+    ) in result.output
+
+
+def test_missing_inputs_differ_unless_the_folder_alone_is_checked(
+    made: Path, tmp_path: Path
+) -> None:
+    root = copy_of(made, tmp_path / "copy")
+    (root / "in" / "leaky-lab.json").unlink()
+    result = verify(root)
+    assert result.exit_code == 1
+    assert "DIFFERS input leaky-lab.json (probe): leaky-lab.json: no such file" in result.output
+    assert "DIFFERS score recomputed from the inputs: cannot be recomputed" in result.output
+    alone = invoke("verify", str(root / "review"), "--no-inputs", "--json", "-")
+    assert alone.exit_code == 0, alone.output
+    statuses = {c["what"]: c["status"] for c in json.loads(alone.stdout)["checks"]}
+    assert statuses["input leaky-lab.json (probe)"] == "not-checked"
+    assert statuses["output report.pdf"] == "ok"
+
+
+def test_a_fresh_demo_verifies_and_is_byte_identical_twice(tmp_path: Path) -> None:
+    for out in ("demo", "demo-again"):
+        assert invoke("demo", "--out", str(tmp_path / out)).exit_code == 0
+    listed = ["manifest.json", *OUTPUTS]
+    for name in listed:  # SOURCE_DATE_EPOCH is set by invoke: the same bytes
+        assert (tmp_path / "demo" / name).read_bytes() == (
+            tmp_path / "demo-again" / name
+        ).read_bytes()
+    runs = [invoke("verify", str(tmp_path / out), "--json", "-") for out in ("demo", "demo-again")]
+    assert [r.exit_code for r in runs] == [0, 0]
+    first, second = (json.loads(r.stdout) for r in runs)
+    assert first["checks"] == second["checks"]
+    assert all(c["status"] == "ok" for c in first["checks"])
+
+
+def test_bad_usage_is_exit_2(tmp_path: Path) -> None:
+    missing = invoke("verify", str(tmp_path / "nowhere"))
+    assert missing.exit_code == 2 and "no such folder" in missing.output
+    (tmp_path / "empty").mkdir()
+    empty = invoke("verify", str(tmp_path / "empty"))
+    assert empty.exit_code == 2 and "no manifest.json in it" in empty.output
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "manifest.json").write_text('{"kind": "assess.manifest"}')
+    bad = invoke("verify", str(tmp_path / "bad"))
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+def test_recorded_command_reads_the_score_bearing_options() -> None:
+    recorded = recorded_command(
+        ["assess", "report", "--questionnaire", "a.yaml", "--review", "r.yaml", "--probe", "p1",
+         "--probe", "p2", "--some-flag", "--deploy-log", "x.log", "--evidence-for-vendor",
+         "--period", "2026-09-01..2026-09-30", "--out", ".", "--format", "json"]
+    )  # fmt: skip
+    assert recorded.questionnaire == "a.yaml"
+    assert recorded.probes == ["p1", "p2"] and recorded.deploy_logs == ["x.log"]
+    assert recorded.evidence_for_vendor and recorded.period == "2026-09-01..2026-09-30"
