@@ -39,6 +39,7 @@ from assess.report.sections import (
 )
 from assess.report.text import (
     deployment_sentence,
+    evidence_sentence,
     exposure_sentence,
     probe_sentence,
     tier_sentence,
@@ -107,6 +108,7 @@ def build_report(
                 f"Finding {d.finding} matched decisive rule {d.rule}: tier {d.tier}."
                 for d in score.decided_by
             ],
+            evidence=[evidence_sentence(e) for e in score.evidence],
         ),
         summary=summary,
         findings=findings,

@@ -82,6 +82,22 @@ class DecisionView(_View):
     tier: Tier
 
 
+class EvidenceView(_View):
+    """One ``evidence[]`` entry of ``assess.score``: what an evidence item is about."""
+
+    kind: str = ""
+    endpoint: str = ""
+    model: str = ""
+    about_vendor: bool = True
+    reason: str = ""
+    scored: bool = True
+    models: list[str] = Field(default_factory=list)
+    nodes: list[str] = Field(default_factory=list)
+    dates: str = ""
+    freshness: str = "undated"
+    freshness_reason: str = ""
+
+
 class ScoreView(_View):
     """The ``assess.score`` document."""
 
@@ -97,6 +113,7 @@ class ScoreView(_View):
     points_total: int | None = None
     section_points: dict[str, int] = Field(default_factory=dict)
     decided_by: list[DecisionView] = Field(default_factory=list)
+    evidence: list[EvidenceView] = Field(default_factory=list)
 
 
 class AccountCount(_View):
@@ -263,6 +280,10 @@ class Scoring(Model):
     )
     decided_by: list[str] = Field(
         default_factory=list, description="Decisive rules that set the tier, in words"
+    )
+    evidence: list[str] = Field(
+        default_factory=list,
+        description="Per evidence item: about this vendor or not, current or stale, scored or not",
     )
 
 

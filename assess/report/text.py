@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assess.kernel.common import Severity
-from assess.report.models import Exposure, ProbeRun, ReportFinding, VendorProfile
+from assess.report.models import EvidenceView, Exposure, ProbeRun, ReportFinding, VendorProfile
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -109,3 +109,22 @@ def probe_sentence(run: ProbeRun) -> str:
     )
     incomplete = "" if run.complete else " The run was incomplete."
     return f"{base} found no leak{bound}. A clean canary does not prove isolation.{incomplete}"
+
+
+def evidence_sentence(item: EvidenceView) -> str:
+    """Return one evidence item's binding in words: what it is, about this vendor or not and
+    why, current or stale, scored or not."""
+    what = {"probe": "Probe", "deploy-check": "Deployment check"}.get(item.kind, item.kind)
+    where = item.endpoint or ", ".join(item.nodes)
+    facts = [f for f in (where, f"model {', '.join(item.models)}" if item.models else "") if f]
+    if item.dates:
+        facts.append(f"dated {item.dates}")
+    about = "about this vendor" if item.about_vendor else "not about this vendor"
+    when = (
+        item.freshness
+        if item.freshness == "current"
+        else (f"{item.freshness}: {item.freshness_reason}")
+    )
+    scored = "scored" if item.scored else "not scored"
+    head = f"{what} ({'; '.join(facts)})" if facts else what
+    return f"{head}: {about} ({item.reason}); {when}; {scored}."

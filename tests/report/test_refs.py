@@ -92,3 +92,18 @@ def test_html_and_pdf_show_each_ref_with_its_finding(docs: dict[str, Any]) -> No
 )
 def test_assign_refs(given: list[str], expected: list[str]) -> None:
     assert assign_refs(given) == expected
+
+
+def test_the_review_says_what_each_evidence_item_is_about(docs: dict[str, Any]) -> None:
+    lines = docs["report"]["scoring"]["evidence"]
+    assert lines == [
+        "Probe (http://127.0.0.1:8000/v1; model lab-glm-5.3; dated 2026-12-02): not about this "
+        "vendor (loopback host (127.0.0.1): a lab or simulation, not the vendor); current; not "
+        "scored.",
+        "Deployment check (sglang-prefill, sglang-decode; model zai-org/GLM-5.3-FP8; dated "
+        "2026-08-26): about this vendor (model zai-org/GLM-5.3-FP8 is served by this vendor "
+        "(vendor.models)); current; scored.",
+    ]
+    page = html.unescape(docs["html"])
+    assert all(line in page for line in lines)
+    assert [e["scored"] for e in docs["score"]["evidence"]] == [False, True]
