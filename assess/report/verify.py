@@ -263,6 +263,8 @@ def score_check(report: Report, manifest: Manifest, base: Path) -> Check:
         again = _rescored(recorded_command(manifest.command), base, report.generated_at)
     except AssessError as exc:
         return Check(what=what, status="differs", detail=f"cannot be recomputed: {exc.message}")
+    except (ValueError, OSError) as exc:  # a damaged input the readers did not expect
+        return Check(what=what, status="differs", detail=f"cannot be recomputed: {exc}")
     stated = (report.score, str(report.tier), report.scoring.points_total)
     found = (again.score, str(again.tier), again.scoring.points_total)
     problems = []
