@@ -107,3 +107,22 @@ def test_the_review_says_what_each_evidence_item_is_about(docs: dict[str, Any]) 
     page = html.unescape(docs["html"])
     assert all(line in page for line in lines)
     assert [e["scored"] for e in docs["score"]["evidence"]] == [False, True]
+
+
+def test_a_review_of_the_score_document_keeps_its_refs(
+    docs: dict[str, Any], module_tmp: Path
+) -> None:
+    scored = module_tmp / "score.json"
+    scored.write_text(json.dumps(docs["score"]))
+    out = module_tmp / "from-score"
+    deploy = str(module_tmp / "deploy.json")
+    result = invoke("report", "-q", str(scored), "--deploy-check", deploy, "--format", "json",
+                    "--out", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    again = json.loads((out / "report.json").read_text())
+    assert [(f["ref"], f["id"]) for f in again["findings"]] == [
+        (f["ref"], f["id"]) for f in docs["report"]["findings"]
+    ]
+    verified = invoke("verify", str(out), "--inputs", str(module_tmp))
+    assert verified.exit_code == 0, verified.output
+    assert "score recomputed from the inputs: score 100, tier critical" in verified.output
