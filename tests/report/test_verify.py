@@ -162,3 +162,31 @@ def test_recorded_command_reads_the_score_bearing_options() -> None:
     assert recorded.questionnaire == "a.yaml"
     assert recorded.probes == ["p1", "p2"] and recorded.deploy_logs == ["x.log"]
     assert recorded.evidence_for_vendor and recorded.period == "2026-09-01..2026-09-30"
+
+
+def test_the_recorded_options_are_used_to_recompute(tmp_path: Path) -> None:
+    """--evidence-for-vendor and --period change the score; the manifest records both, and
+    verify recomputes with them (without them the lab probe would not score)."""
+    shutil.copy(SAMPLES / "vendors" / "well-run.yaml", tmp_path / "well-run.yaml")
+    shutil.copy(INPUTS["leaky-lab.json"], tmp_path / "leaky-lab.json")
+    out = tmp_path / "review"
+    args = [
+        "report",
+        "-q",
+        str(tmp_path / "well-run.yaml"),
+        "--probe",
+        str(tmp_path / "leaky-lab.json"),
+    ]
+    args += ["--evidence-for-vendor", "--period", "2026-11-01..2026-12-31", "--format", "json"]
+    assert invoke(*args, "--out", str(out)).exit_code == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["command"][-3:] == [
+        "--evidence-for-vendor",
+        "--period",
+        "2026-11-01..2026-12-31",
+    ]
+    assert json.loads((out / "report.json").read_text())["tier"] == "critical"
+    result = invoke("verify", str(out), "--inputs", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    bad = invoke(*args[:-4], "--period", "next week", "--out", str(tmp_path / "bad"))
+    assert bad.exit_code == 2 and "--period 'next week': expected FROM..TO" in bad.output
