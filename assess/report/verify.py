@@ -308,7 +308,12 @@ def verify_review(
         if not check_inputs:
             checks.append(Check(what=what, status="not-checked", detail="--no-inputs"))
             continue
-        checks.append(_compare(what, entry, resolve_input(entry.path, base)))
+        check = _compare(what, entry, resolve_input(entry.path, base))
+        if check.detail.endswith("no such file"):
+            check = check.model_copy(
+                update={"detail": f"{check.detail} under {base} (give --inputs FOLDER)"}
+            )
+        checks.append(check)
     listed = {e.path for e in manifest.outputs}
     json_path = folder / REPORT_JSON
     json_bytes = json_path.read_bytes() if REPORT_JSON in listed and json_path.is_file() else None

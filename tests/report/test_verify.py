@@ -117,7 +117,10 @@ def test_missing_inputs_differ_unless_the_folder_alone_is_checked(
     (root / "in" / "leaky-lab.json").unlink()
     result = verify(root)
     assert result.exit_code == 1
-    assert "DIFFERS input leaky-lab.json (probe): leaky-lab.json: no such file" in result.output
+    assert "DIFFERS input leaky-lab.json (probe): leaky-lab.json: no such file under" in (
+        result.output
+    )
+    assert "(give --inputs FOLDER)" in result.output
     assert "DIFFERS score recomputed from the inputs: cannot be recomputed" in result.output
     alone = invoke("verify", str(root / "review"), "--no-inputs", "--json", "-")
     assert alone.exit_code == 0, alone.output
