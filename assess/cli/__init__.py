@@ -83,6 +83,7 @@ COMMAND_MODULES: dict[str, str] = {
     "report": "assess.cli.report",
     "demo": "assess.cli.report",
     "verify": "assess.cli.verify",
+    "review": "assess.cli.review",
 }
 
 

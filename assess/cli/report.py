@@ -68,6 +68,10 @@ def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
         args.append("--evidence-for-vendor")
     if req.period is not None:
         args += ["--period", req.period]
+    if req.review is not None:
+        args += ["--review", shown(req.review)]
+    if req.previous is not None:
+        args += ["--previous", shown(req.previous)]
     return args
 
 
@@ -88,6 +92,12 @@ def run_report(req: ReportRequest, out: Path, formats: tuple[str, ...]) -> None:
     )
     for item in report.not_assessed:
         typer.echo(f"Not assessed ({item.section}): {item.reason}")
+    gov = report.governance
+    typer.echo(
+        f"Status: {gov.status_text}"
+        + (f" (report {gov.report_id} v{gov.version})" if gov.report_id else "")
+        + ("" if gov.report_id else "; give --review review.yaml (see `assess review new`)")
+    )
     typer.echo("Wrote:")
     for path in written.paths:
         typer.echo(f"  {path}")
@@ -160,6 +170,20 @@ def register(app: typer.Typer) -> None:
             metavar="FROM..TO",
             help="Assessment period (YYYY-MM-DD..YYYY-MM-DD): evidence outside it is stale.",
         ),
+        review_file: Path | None = typer.Option(
+            None,
+            "--review",
+            metavar="YAML",
+            help="The governance file: report id, scope, sign-off, decision, remediation owners "
+            "(`assess review new` writes one). Without it the review is a draft.",
+        ),
+        previous: Path | None = typer.Option(
+            None,
+            "--previous",
+            metavar="DIR",
+            help="An earlier review's folder (or its report.json): the remediation plan shows "
+            "what moved since.",
+        ),
     ) -> None:
         """Write the vendor review (see REPORT_HELP)."""
         formats = parse_formats(fmt)
@@ -174,6 +198,8 @@ def register(app: typer.Typer) -> None:
             include_prompts=include_prompts,
             evidence_for_vendor=evidence_for_vendor,
             period=period,
+            review=review_file,
+            previous=previous,
         )
         run_report(req, out, formats)
 

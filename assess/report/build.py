@@ -7,12 +7,13 @@ files, prints or looks at the clock: the caller passes ``generated_at``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from assess import __version__
 from assess.kernel.common import Severity
 from assess.report.findings import merge_findings
+from assess.report.governance import LoadedReview, governance
 from assess.report.models import (
     Deployment,
     DeployView,
@@ -28,8 +29,10 @@ from assess.report.models import (
     Scoring,
     Summary,
     Tool,
+    UnansweredQuestion,
     VendorProfile,
 )
+from assess.report.plan import Previous, build_plan
 from assess.report.sections import (
     answer_rows,
     deployment_section,
@@ -61,6 +64,13 @@ class ReportSources:
     #: Probe and deployment evidence (as shown) that a given score document was not computed
     #: with: the vendor's claims were never compared with it.
     unweighed_evidence: Sequence[str] = ()
+    #: The governance file (``--review``): ids, sign-off, decision, plan owners.
+    review: LoadedReview | None = None
+    review_name: str | None = None
+    #: The earlier review this one follows (``--previous``).
+    previous: Previous | None = None
+    #: The questionnaire's questions by id, in its order: (text, critical).
+    questions: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
 
 
 def build_report(
@@ -73,6 +83,9 @@ def build_report(
 
     ``generated_at`` is an ISO timestamp chosen by the caller (``SOURCE_DATE_EPOCH`` aware).
     Prompt and response text is replaced by a marker unless ``include_prompts``.
+
+    Raises:
+        InputError: when the review file plans an item the review does not have.
     """
     score = sources.score
     findings = merge_findings(
@@ -116,9 +129,25 @@ def build_report(
         probes=probes,
         deployment=deployment,
         not_assessed=not_assessed,
-        answers=answer_rows(score),
+        answers=answer_rows(score, sources.questions),
         prompts_included=include_prompts,
         inputs=sorted(sources.inputs, key=lambda i: (i.role, i.path, i.sha256)),
+        governance=governance(
+            sources.review.review if sources.review else None, sources.review_name
+        ),
+        remediation=build_plan(
+            findings,
+            exposure,
+            sources.review,
+            sources.previous.view if sources.previous else None,
+            generated_at,
+        ),
+        previous=sources.previous.summary if sources.previous else None,
+        unanswered=[
+            UnansweredQuestion(id=qid, question=text, critical=critical)
+            for qid, (text, critical) in sources.questions.items()
+            if qid not in score.answers
+        ],
     )
 
 

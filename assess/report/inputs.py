@@ -53,6 +53,9 @@ class ReportRequest:
     evidence_for_vendor: bool = False
     #: The assessment period 'YYYY-MM-DD..YYYY-MM-DD': evidence outside it is stale.
     period: str | None = None
+    #: The governance file (``--review``) and the earlier review (``--previous``).
+    review: Path | None = None
+    previous: Path | None = None
     cwd: Path = field(default_factory=Path.cwd)
     #: Called while the request logs are read (bytes done, total).
     progress: ProgressCallback | None = None
@@ -188,6 +191,17 @@ def gather(req: ReportRequest) -> Gathered:
     rows: list[dict[str, Any]] | None = None
     if req.logs:
         scope, preset, rows = _scope(req, inputs)
+    review = previous = None
+    if req.review is not None:
+        from assess.report.governance import load_review
+
+        review = load_review(req.review)
+        inputs.append(input_record(req.review, "review", req.cwd))
+    if req.previous is not None:
+        from assess.report.plan import load_previous
+
+        previous = load_previous(req.previous)
+        inputs.append(input_record(previous.path, "previous", req.cwd))
     sources = ReportSources(
         score=score,
         scope=scope,
@@ -196,8 +210,30 @@ def gather(req: ReportRequest) -> Gathered:
         deploy=deploy,
         inputs=inputs,
         unweighed_evidence=_unweighed(req.questionnaire, answers, inputs),
+        review=review,
+        review_name=display_path(req.review, req.cwd) if req.review is not None else None,
+        previous=previous,
+        questions=_questions(answers, score),
     )
     return Gathered(sources=sources, affected_rows=rows)
+
+
+def _questions(answers: Any, score: ScoreView) -> dict[str, tuple[str, bool]]:
+    """Return the questionnaire's questions (text, critical) by id, in its order: the bank the
+    answers were scored with, or for a score document the shipped questionnaire it names (when
+    its version matches; else none, and the appendix shows question ids only)."""
+    if isinstance(answers, ScoreView):
+        from assess.vendor.bank import load_questionnaire
+
+        try:
+            bank = load_questionnaire(score.questionnaire.id)
+        except (InputError, CatalogueError):
+            return {}
+        if str(bank.version) != str(score.questionnaire.version):
+            return {}
+    else:
+        bank = answers[0]
+    return {q.id: (q.text, q.critical) for q in bank.questions}
 
 
 def _answers(path: Path) -> Any:

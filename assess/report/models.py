@@ -16,13 +16,16 @@ from pydantic import ConfigDict, Field
 
 from assess.kernel.common import EvidenceLevel, Severity
 from assess.kernel.model import Model
+from assess.report.governance import Governance, PreviousReview, RemediationItem
 from assess.vendor.scoring.evidence import DeployNode, ProbeStats
 
 REPORT_SCHEMA_VERSION = 1
 MANIFEST_SCHEMA_VERSION = 1
 
 Tier = Literal["low", "medium", "high", "critical"]
-InputRole = Literal["questionnaire", "logs", "probe", "deploy-check", "deploy-log"]
+InputRole = Literal[
+    "questionnaire", "logs", "probe", "deploy-check", "deploy-log", "review", "previous"
+]
 
 
 class _View(Model):
@@ -397,6 +400,15 @@ class AnswerRow(Model):
     evidence: EvidenceLevel | None = None
     note: str = ""
     ref: str = ""
+    question: str = Field(default="", description="The question's text ('' when not known)")
+
+
+class UnansweredQuestion(Model):
+    """A question of the questionnaire the vendor did not answer at all."""
+
+    id: str
+    question: str
+    critical: bool = False
 
 
 class NotAssessed(Model):
@@ -426,6 +438,12 @@ class Report(Model):
     answers: list[AnswerRow] = Field(default_factory=list)
     prompts_included: bool = False
     inputs: list[ReportInput]
+    governance: Governance = Governance()
+    remediation: list[RemediationItem] = Field(default_factory=list)
+    previous: PreviousReview | None = None
+    unanswered: list[UnansweredQuestion] = Field(
+        default_factory=list, description="Questions of the questionnaire with no answer"
+    )
 
 
 class ManifestEntry(Model):

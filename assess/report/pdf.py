@@ -24,7 +24,10 @@ from assess.report.models import Report
 if TYPE_CHECKING:
     from weasyprint.urls import URLFetcherResponse
 
-#: PDF/A-3 allows embedded files of any type (report.json), PDF/A-2 does not.
+#: PDF/A-3 allows embedded files of any type (report.json), PDF/A-2 does not. Conformance level
+#: B (visual appearance) is what is claimed; the PDF is tagged as well (``pdf_tags``: structure
+#: tree, reading order, table headers for screen readers) but level A is not claimed, since no
+#: validator that checks it (veraPDF is Java, not on the registries we install from) runs here.
 DEFAULT_PDF_VARIANT = "pdf/a-3b"
 #: What a packaged asset may be: stylesheets, images, fonts.
 ASSET_SUFFIXES = frozenset({".css", ".svg", ".png", ".jpg", ".jpeg", ".woff", ".woff2", ".ttf"})
@@ -83,7 +86,7 @@ def render_pdf(
     pdf_variant: str | None = DEFAULT_PDF_VARIANT,
     fetcher: Any = None,
 ) -> bytes:
-    """Return the review as PDF bytes (PDF/A-3b unless ``pdf_variant`` says otherwise).
+    """Return the review as tagged PDF bytes (PDF/A-3b unless ``pdf_variant`` says otherwise).
 
     ``report_json`` is attached as ``report.json`` (relationship ``Data``). Title, author and the
     creation/modification dates come from the HTML metadata, dated ``report.generated_at`` so the
@@ -116,7 +119,10 @@ def render_pdf(
     document = HTML(string=render_html(report, pdf=True), base_url=base_url, url_fetcher=fetcher)
     with _font_timestamps(int(when.timestamp())):
         pdf: bytes = document.write_pdf(
-            pdf_variant=pdf_variant, attachments=[attachment], uncompressed_pdf=False
+            pdf_variant=pdf_variant,
+            pdf_tags=True,
+            attachments=[attachment],
+            uncompressed_pdf=False,
         )
     return pdf
 

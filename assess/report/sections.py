@@ -7,7 +7,7 @@ in ``report.json``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -111,8 +111,12 @@ def vendor_profile(score: ScoreView) -> VendorProfile:
     )
 
 
-def answer_rows(score: ScoreView) -> list[AnswerRow]:
-    """Return the vendor's answers by question id, values as text."""
+def answer_rows(
+    score: ScoreView, questions: Mapping[str, tuple[str, bool]] | None = None
+) -> list[AnswerRow]:
+    """Return the vendor's answers by question id, values as text, with the question's text
+    when the questionnaire is known."""
+    questions = questions or {}
     rows = []
     for qid, answer in sorted(score.answers.items()):
         value = answer.value
@@ -129,6 +133,7 @@ def answer_rows(score: ScoreView) -> list[AnswerRow]:
                 evidence=answer.evidence,
                 note=answer.note or "",
                 ref=answer.ref or "",
+                question=questions[qid][0] if qid in questions else "",
             )
         )
     return rows

@@ -64,7 +64,12 @@ def exposure_sentence(exposure: Exposure) -> str:
     counts = exposure.counts
     advisory = f" for {exposure.advisory}" if exposure.advisory else ""
     in_window = counts.get("in_window", 0)
-    if exposure.received == 0:
+    if exposure.received == 0 and in_window == 0:
+        received = (
+            f"Not assessable from these logs: none of our requests was in the incident "
+            f"window{advisory} for the model, so they say nothing about whether we were exposed"
+        )
+    elif exposure.received == 0:
         received = (
             f"None of our {plural(in_window, 'request')} in the incident window{advisory} "
             "crossed the trigger, so no response of ours is expected to carry other tenants' data"

@@ -126,6 +126,9 @@ def test_html_is_valid_html5(fast_review: Path) -> None:
     assert ids == [
         "cover",
         "summary",
+        "index",
+        "signoff",
+        "plan",
         "vendor",
         "findings",
         "contradictions",
@@ -133,6 +136,7 @@ def test_html_is_valid_html5(fast_review: Path) -> None:
         "probes",
         "deployment",
         "method",
+        "detail",
         "appendix",
         "answers",
     ]

@@ -1,0 +1,272 @@
+"""The remediation plan: one row per finding and per exposure action, carried across reviews.
+
+Owners, due dates and statuses are a person's decisions: they come from ``review.yaml`` and, for
+the items it does not mention, from the previous review's ``report.json`` (``--previous DIR``), so a
+re-assessment shows what moved. Items are matched across reviews by finding id (refs F-01 ... are
+positions and shift when findings come and go).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ConfigDict, Field
+
+from assess.kernel.errors import InputError
+from assess.kernel.model import Model
+from assess.kernel.structured import parse_json
+from assess.report.governance import (
+    Change,
+    ItemStatus,
+    LoadedReview,
+    PlanEntry,
+    PreviousReview,
+    RemediationItem,
+    plan_key_error,
+)
+from assess.report.models import Exposure, ReportFinding
+
+
+class _View(Model):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class _PrevItem(_View):
+    id: str
+    ref: str = ""
+    title: str = ""
+    severity: str = "info"
+    owner: str | None = None
+    due: str | None = None
+    status: ItemStatus = "open"
+    note: str = ""
+    change: str = ""
+
+
+class _PrevGovernance(_View):
+    report_id: str | None = None
+    version: str | None = None
+
+
+class PreviousView(_View):
+    """What the plan reads of an earlier review's report.json (older ones have no plan: their
+    findings count as open and unowned)."""
+
+    kind: str
+    generated_at: str
+    tier: str
+    score: int
+    findings: list[_PrevItem] = Field(default_factory=list)
+    remediation: list[_PrevItem] = Field(default_factory=list)
+    governance: _PrevGovernance = _PrevGovernance()
+
+    def items(self) -> dict[str, _PrevItem]:
+        """Return the previous plan's items by id (closed ones dropped: they were settled)."""
+        if "remediation" in self.model_fields_set:
+            return {i.id: i for i in self.remediation if i.change != "closed"}
+        return {f.id: f for f in self.findings}
+
+
+@dataclass(frozen=True)
+class Previous:
+    """The previous review, loaded: the view and its summary for report.json."""
+
+    view: PreviousView
+    summary: PreviousReview
+    path: Path
+
+
+def load_previous(path: Path) -> Previous:
+    """Load the previous review from a review folder (its report.json) or a report.json file.
+
+    Raises:
+        InputError: when there is no report.json, or it is not an assess.report document.
+    """
+    file = path / "report.json" if path.is_dir() else path
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise InputError(
+            f"{file}: cannot read the previous review ({exc.strerror or exc})",
+            "--previous takes the folder of an earlier `assess report` run, or its report.json.",
+        ) from exc
+    doc = parse_json(data.decode("utf-8", errors="replace"), str(file))
+    if not isinstance(doc.data, dict) or doc.data.get("kind") != "assess.report":
+        raise InputError(
+            f"{file}: not an assess.report document",
+            "--previous takes the folder of an earlier `assess report` run, or its report.json.",
+        )
+    view = PreviousView.from_located(doc)
+    summary = PreviousReview(
+        report_id=view.governance.report_id,
+        version=view.governance.version,
+        generated_at=view.generated_at,
+        tier=view.tier,
+        score=view.score,
+        sha256=hashlib.sha256(data).hexdigest(),
+    )
+    return Previous(view=view, summary=summary, path=file)
+
+
+@dataclass(frozen=True)
+class _Item:
+    ref: str
+    id: str
+    kind: str
+    title: str
+    severity: str
+
+
+def exposure_actions(exposure: Exposure) -> list[_Item]:
+    """Return what the exposure asks us to do: purge the affected ids, notify the accounts,
+    weigh the prompts that may have been disclosed. Empty when nothing was exposed."""
+    if not exposure.assessed:
+        return []
+    possible = exposure.possibly_affected.get("requests", 0)
+    possible = possible if isinstance(possible, int) else 0
+    actions: list[tuple[str, str, str]] = []
+    if exposure.received or possible:
+        where = (
+            f" (listed in {exposure.affected_requests_file})"
+            if exposure.affected_requests_file
+            else ""
+        )
+        also = f" and the {possible:,} possibly affected" if possible else ""
+        actions.append(
+            (
+                "exposure.purge",
+                f"Purge the {exposure.received:,} received{also} request ids{where} from "
+                "caches, logs and every downstream store",
+                "high" if exposure.received else "medium",
+            )
+        )
+    if exposure.received:
+        accounts = len(exposure.accounts)
+        none = (
+            f"; trace the {exposure.unattributed:,} with no account"
+            if exposure.unattributed
+            else ""
+        )
+        actions.append(
+            (
+                "exposure.notify",
+                f"Notify the owners of the {accounts:,} affected account(s){none}",
+                "high",
+            )
+        )
+    disclosed = exposure.disclosed.get("requests")
+    if isinstance(disclosed, int) and disclosed:
+        actions.append(
+            (
+                "exposure.disclosed",
+                f"Assess the {disclosed:,} prompts that sat in the shared pool for data "
+                "that others may have received (data-protection review)",
+                "medium",
+            )
+        )
+    return [
+        _Item(ref=f"E-{n:02d}", id=aid, kind="exposure", title=title, severity=sev)
+        for n, (aid, title, sev) in enumerate(actions, 1)
+    ]
+
+
+def build_plan(
+    findings: Sequence[ReportFinding],
+    exposure: Exposure,
+    review: LoadedReview | None,
+    previous: PreviousView | None,
+    review_date: str,
+) -> list[RemediationItem]:
+    """Return the remediation plan: findings, then exposure actions, then (with a previous
+    review) the items it had that this review no longer raises, marked closed.
+
+    Raises:
+        InputError: when ``review.yaml`` plans an item this review does not have.
+    """
+    items = [
+        _Item(ref=f.ref, id=f.id, kind="finding", title=f.title, severity=f.severity.value)
+        for f in findings
+    ] + exposure_actions(exposure)
+    entries = _entries(review, items)
+    before = previous.items() if previous is not None else None
+    rows = [_row(item, entries.get(item.id), before, review_date) for item in items]
+    if before is not None:
+        current = {i.id for i in items}
+        rows += [_closed(prev) for pid, prev in before.items() if pid not in current]
+    return rows
+
+
+def _entries(review: LoadedReview | None, items: Sequence[_Item]) -> dict[str, PlanEntry]:
+    """Return review.yaml's plan entries by item id (keys may be refs or ids)."""
+    if review is None:
+        return {}
+    by_key = {i.ref: i.id for i in items} | {i.id: i.id for i in items}
+    out: dict[str, PlanEntry] = {}
+    for key, entry in review.review.remediation.items():
+        if key not in by_key:
+            raise plan_key_error(review, key, [f"{i.ref} ({i.id})" for i in items])
+        out[by_key[key]] = entry
+    return out
+
+
+def _row(
+    item: _Item,
+    entry: PlanEntry | None,
+    before: Mapping[str, Any] | None,
+    review_date: str,
+) -> RemediationItem:
+    prev = before.get(item.id) if before is not None else None
+    if entry is not None:
+        owner, due, status, note = (
+            entry.owner,
+            entry.due.isoformat() if entry.due else None,
+            entry.status,
+            entry.note,
+        )
+    elif prev is not None:
+        owner, due, status, note = prev.owner, prev.due, prev.status, prev.note
+    else:
+        owner, due, status, note = None, None, "open", ""
+    change: Change
+    if before is None:
+        change = ""
+    elif prev is None:
+        change = "new"
+    elif prev.status != status:
+        change = "status changed"
+    else:
+        change = "still open" if status in ("open", "in progress") else "unchanged"
+    return RemediationItem(
+        ref=item.ref,
+        id=item.id,
+        kind="finding" if item.kind == "finding" else "exposure",
+        title=item.title,
+        severity=item.severity,
+        owner=owner,
+        due=due,
+        status=status,
+        note=note,
+        overdue=bool(due and due < review_date[:10] and status in ("open", "in progress")),
+        change=change,
+        previous_status=prev.status if prev is not None else None,
+    )
+
+
+def _closed(prev: Any) -> RemediationItem:
+    return RemediationItem(
+        ref="-",
+        id=prev.id,
+        kind="exposure" if prev.id.startswith("exposure.") else "finding",
+        title=prev.title or prev.id,
+        severity=prev.severity,
+        owner=prev.owner,
+        due=prev.due,
+        status="done",
+        note="Not raised by this assessment.",
+        change="closed",
+        previous_status=prev.status,
+    )
