@@ -19,6 +19,7 @@ DEMO_LOGS = "logs/cloudflare-ai-gateway.ndjson"
 DEMO_PROBE = "probes/leaky-lab.json"
 DEMO_SERVERLOGS = ("serverlogs/sglang-prefill.log", "serverlogs/sglang-decode.log")
 DEMO_INCIDENT = "glm-5.3-kv-leak"
+DEMO_REVIEW = "reviews/incident-like.review.yaml"
 
 
 REPORT_HELP = (
@@ -34,7 +35,8 @@ REPORT_HELP = (
 )
 DEMO_HELP = (
     "Review the shipped samples (an incident-like vendor, request logs for it, a probe of the "
-    "leaky lab and the vendor's SGLang prefill/decode startup logs) and print the paths written."
+    "leaky lab, the vendor's SGLang prefill/decode startup logs and an invented committee's "
+    "review file) and print the paths written."
     "\n\n"
     "Example: assess demo --out assess-demo"
 )
@@ -227,10 +229,12 @@ def demo_request() -> ReportRequest:
     logs = samples / DEMO_LOGS
     probe = samples / DEMO_PROBE
     serverlogs = [samples / name for name in DEMO_SERVERLOGS if (samples / name).is_file()]
+    review_file = samples / DEMO_REVIEW
     return ReportRequest(
         questionnaire=samples / DEMO_VENDOR,
         logs=[str(logs)] if logs.is_file() else [],
         incident=DEMO_INCIDENT if logs.is_file() else None,
         probes=[probe] if probe.is_file() else [],
         deploy_logs=[str(p) for p in serverlogs],
+        review=review_file if review_file.is_file() else None,
     )

@@ -16,7 +16,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from assess.kernel.resources import data_dir
 from assess.report.charts import per_day_chart, pool_chart, tier_band
 from assess.report.models import DeploymentNode, Report
-from assess.report.tables import account_rows, answer_sheet, share_text
+from assess.report.tables import account_rows, answer_sheet
 
 #: Nested values are shown up to this many items inside one table cell.
 _CELL_ITEMS = 12
@@ -47,7 +47,6 @@ def _environment() -> Environment:
         columns=columns,
         settings_matrix=settings_matrix,
         account_rows=account_rows,
-        share=share_text,
         answer_sheet=answer_sheet,
     )
     return env

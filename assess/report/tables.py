@@ -46,14 +46,6 @@ def account_rows(exposure: Exposure, shown: int = ACCOUNTS_SHOWN) -> list[CountR
     return rows
 
 
-def share_text(part: int | None, whole: int | None, what: str) -> str:
-    """Return ``"3 of 12"``, or "not assessable (no <what>)" when there is nothing to count
-    (``0 of 0`` reads as a result, when it means nothing could be looked at)."""
-    if not whole:
-        return f"not assessable (no {what})"
-    return f"{part or 0:,} of {whole:,}"
-
-
 @dataclass(frozen=True)
 class SheetRow:
     """One question of the answers appendix: asked, and answered or not."""
