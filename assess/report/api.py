@@ -42,6 +42,9 @@ def review(req: ReportRequest, generated_at: str | None = None) -> Review:
     return Review(report=report, affected_rows=gathered.affected_rows)
 
 
+_review = review  # build_report's parameter ``review`` shadows the function inside it
+
+
 def build_report(
     questionnaire: str | Path,
     *,
@@ -55,6 +58,8 @@ def build_report(
     generated_at: str | None = None,
     evidence_for_vendor: bool = False,
     period: str | None = None,
+    review: str | Path | None = None,
+    previous: str | Path | None = None,
 ) -> Report:
     """Build the vendor review: the model of `assess report`'s ``report.json``.
 
@@ -65,11 +70,14 @@ def build_report(
     ``include_prompts``. Probe evidence whose host or model is not the vendor's is not scored
     unless ``evidence_for_vendor`` (raw answers only); nor is stale evidence (outside
     ``period`` 'YYYY-MM-DD..YYYY-MM-DD', or too old for the answers' date).
+    ``review`` is the governance file
+    (``review.yaml``: ids, sign-off, decision, plan owners; without it the review is a draft);
+    ``previous`` an earlier review's folder or report.json, so the plan shows what moved.
 
     Raises:
         UsageError: ``deploy_check`` with ``deploy_logs``; ``logs`` without ``incident``;
             ``evidence_for_vendor`` with an `assess score --json` document.
-        InputError: a missing or invalid input.
+        InputError: a missing or invalid input (the review file: one line per bad field).
     """
     req = ReportRequest(
         questionnaire=Path(questionnaire),
@@ -82,5 +90,7 @@ def build_report(
         include_prompts=include_prompts,
         evidence_for_vendor=evidence_for_vendor,
         period=period,
+        review=Path(review) if review is not None else None,
+        previous=Path(previous) if previous is not None else None,
     )
-    return review(req, generated_at).report
+    return _review(req, generated_at).report

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from assess.kernel.errors import InputError
 from assess.kernel.model import Model
@@ -36,11 +37,16 @@ STATUS_TEXT: dict[Status, str] = {
 _PLACEHOLDER = re.compile(r"^\s*<[^<>]*>\s*$")
 
 
+def _bad(message: str) -> PydanticCustomError:
+    """Return a validation error whose text is ``message`` alone (no "Value error," prefix)."""
+    return PydanticCustomError("review_file", "{message}", {"message": message})
+
+
 def _filled(value: str) -> str:
     if _PLACEHOLDER.match(value):
-        raise ValueError(f"'{value}' is the template's placeholder: replace it or delete the line")
+        raise _bad(f"'{value}' is the template's placeholder: replace it or delete the line")
     if not value.strip():
-        raise ValueError("is empty: write a value or delete the line")
+        raise _bad("is empty: write a value or delete the line")
     return value.strip()
 
 
@@ -70,7 +76,7 @@ class Period(_Text):
     @model_validator(mode="after")
     def _ordered(self) -> Self:
         if self.end < self.start:
-            raise ValueError(f"end ({self.end}) is before start ({self.start})")
+            raise _bad(f"end ({self.end}) is before start ({self.start})")
         return self
 
 
@@ -105,9 +111,9 @@ class People(_Text):
     def _order(self) -> Self:
         if self.reviewer is not None:
             if self.reviewer.name.casefold() == self.assessor.name.casefold():
-                raise ValueError("the reviewer is the assessor: a second person reviews")
+                raise _bad("the reviewer is the assessor: a second person reviews")
             if self.reviewer.date < self.assessor.date:
-                raise ValueError(
+                raise _bad(
                     f"reviewer.date ({self.reviewer.date}) is before assessor.date "
                     f"({self.assessor.date}): a review follows the assessment"
                 )
@@ -116,7 +122,7 @@ class People(_Text):
                 ("reviewer", self.reviewer) if self.reviewer else ("assessor", self.assessor)
             )
             if self.approver.date < first.date:
-                raise ValueError(
+                raise _bad(
                     f"approver.date ({self.approver.date}) is before {who}.date ({first.date}): "
                     "approval comes last"
                 )
@@ -139,9 +145,9 @@ class Decision(_Text):
     @model_validator(mode="after")
     def _conditions_fit(self) -> Self:
         if self.outcome == "approve-with-conditions" and not self.conditions:
-            raise ValueError("approve-with-conditions needs at least one entry in conditions")
+            raise _bad("approve-with-conditions needs at least one entry in conditions")
         if self.outcome != "approve-with-conditions" and self.conditions:
-            raise ValueError(
+            raise _bad(
                 f"{self.outcome} takes no conditions: use outcome approve-with-conditions, "
                 "or delete the conditions"
             )
@@ -160,9 +166,9 @@ class ResidualRisk(_Text):
     @model_validator(mode="after")
     def _signed(self) -> Self:
         if self.accepted and (self.accepted_by is None or self.date is None):
-            raise ValueError("an accepted residual risk needs accepted_by and date")
+            raise _bad("an accepted residual risk needs accepted_by and date")
         if self.review_by is not None and self.date is not None and self.review_by < self.date:
-            raise ValueError(f"review_by ({self.review_by}) is before date ({self.date})")
+            raise _bad(f"review_by ({self.review_by}) is before date ({self.date})")
         return self
 
 
@@ -190,14 +196,17 @@ class ReviewFile(_Text):
         description="By finding ref (F-01), finding id or exposure action (exposure.purge)",
     )
 
+    @field_validator("remediation", mode="before")
+    @classmethod
+    def _empty_plan(cls, value: Any) -> Any:
+        return {} if value is None else value  # every entry commented out
+
     @model_validator(mode="after")
     def _decided_by_someone(self) -> Self:
         if self.decision is not None and self.people.approver is None:
-            raise ValueError(
-                "a decision needs people.approver (name and date): who decided, and when"
-            )
+            raise _bad("a decision needs people.approver (name and date): who decided, and when")
         if self.decision is not None and self.people.reviewer is None:
-            raise ValueError("a decision needs people.reviewer: the review is checked first")
+            raise _bad("a decision needs people.reviewer: the review is checked first")
         return self
 
 

@@ -167,3 +167,26 @@ def test_with_review_and_previous_json_and_manifest_stay_byte_identical(
         "--previous",
         "first",  # a folder outside the working folder: by name only
     ]
+
+
+def test_the_python_api_takes_the_review_file_and_the_previous_review(first: Path) -> None:
+    from assess import build_report
+
+    report = build_report(
+        REPORT_ASSETS / "score.json",
+        logs=[REPORT_ASSETS / "scope.json"],
+        review=REPORT_ASSETS / "review.yaml",
+        previous=first,
+        generated_at="2026-09-30T00:00:00Z",
+    )
+    assert report.governance.status == "approved-with-conditions"
+    assert report.previous is not None and report.previous.report_id == "TPRM-2026-099"
+    assert {r.change for r in report.remediation} == {"still open", "unchanged"}  # same plan
+
+
+def test_a_plan_with_every_entry_commented_out_is_empty() -> None:
+    from assess.report.governance import ReviewFile
+
+    text = (REPORT_ASSETS / "review.yaml").read_text().split("remediation:")[0]
+    review = ReviewFile.from_text(text + "remediation:\n  # F-01:\n  #   owner: x\n")
+    assert review.remediation == {}
