@@ -7,6 +7,7 @@ inlined, so the page loads nothing from anywhere.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
@@ -47,6 +48,7 @@ def _environment() -> Environment:
         columns=columns,
         settings_matrix=settings_matrix,
         account_rows=account_rows,
+        prose=prose,
         answer_sheet=answer_sheet,
     )
     return env
@@ -66,6 +68,17 @@ def render_html(report: Report, pdf: bool = False) -> str:
         pdf=pdf,
         author=f"assess {report.tool.version} (automated vendor review)",
     )
+
+
+#: "(control-absent.isolation.transfer_checksums, medium)": a merged finding's id in its text.
+_MERGED_ID = re.compile(r"\(([a-z0-9_\-]+(?:\.[a-z0-9_\-:]+)+), (critical|high|medium|low|info)\)")
+
+
+def prose(text: str) -> str:
+    """Return a finding's text for reading: the ids of merged findings (kept in report.json and
+    the appendix) reduced to their severity, and the doubled full stop a merge leaves dropped."""
+    text = _MERGED_ID.sub(r"(\2)", text)
+    return re.sub(r"(?<!\.)\.\.(?!\.)", ".", text)
 
 
 def fmt_number(value: Any) -> str:

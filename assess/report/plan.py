@@ -182,7 +182,8 @@ def build_plan(
     review_date: str,
 ) -> list[RemediationItem]:
     """Return the remediation plan: findings, then exposure actions, then (with a previous
-    review) the items it had that this review no longer raises, marked closed.
+    review) the items it had that this review no longer raises: findings marked closed, exposure
+    actions not yet done carried on (logs not given again do not purge anything).
 
     Raises:
         InputError: when ``review.yaml`` plans an item this review does not have.
@@ -191,12 +192,19 @@ def build_plan(
         _Item(ref=f.ref, id=f.id, kind="finding", title=f.title, severity=f.severity.value)
         for f in findings
     ] + exposure_actions(exposure)
-    entries = _entries(review, items)
     before = previous.items() if previous is not None else None
+    gone = [p for pid, p in (before or {}).items() if pid not in {i.id for i in items}]
+    actions = sum(1 for i in items if i.kind == "exposure")
+    carried = [p for p in gone if p.id.startswith("exposure.") and p.status != "done"]
+    items += [
+        _Item(
+            ref=f"E-{actions + n:02d}", id=p.id, kind="exposure", title=p.title, severity=p.severity
+        )
+        for n, p in enumerate(carried, 1)
+    ]
+    entries = _entries(review, items)
     rows = [_row(item, entries.get(item.id), before, review_date) for item in items]
-    if before is not None:
-        current = {i.id for i in items}
-        rows += [_closed(prev) for pid, prev in before.items() if pid not in current]
+    rows += [_closed(p) for p in gone if p not in carried]
     return rows
 
 
@@ -257,16 +265,17 @@ def _row(
 
 
 def _closed(prev: Any) -> RemediationItem:
+    action = prev.id.startswith("exposure.")
     return RemediationItem(
         ref="-",
         id=prev.id,
-        kind="exposure" if prev.id.startswith("exposure.") else "finding",
+        kind="exposure" if action else "finding",
         title=prev.title or prev.id,
         severity=prev.severity,
         owner=prev.owner,
         due=prev.due,
         status="done",
-        note="Not raised by this assessment.",
+        note="Done by the previous review." if action else "Not raised by this assessment.",
         change="closed",
         previous_status=prev.status,
     )

@@ -154,7 +154,9 @@ def test_demo_pdf_shows_what_report_json_says(demo: tuple[Path, str]) -> None:
     assert f"Received:requestsoverthetriggerinthewindow{doc['exposure']['received']}" in text
     for finding in doc["findings"]:
         assert "".join(finding["title"].split()) in text, finding["title"]
-    expected_inputs = {"questionnaire", "logs", "deploy-log"}
+    expected_inputs = {"questionnaire", "logs", "deploy-log", "review"}
+    assert doc["governance"]["status"] == "rejected"  # the sample committee's review file
+    assert "REJECTED,TPRM-2026-014v1.0" in text
     if (SAMPLES / DEMO_PROBE).is_file():
         expected_inputs.add("probe")
         assert doc["probes"]["assessed"]

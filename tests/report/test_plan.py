@@ -190,3 +190,16 @@ def test_a_plan_with_every_entry_commented_out_is_empty() -> None:
     text = (REPORT_ASSETS / "review.yaml").read_text().split("remediation:")[0]
     review = ReviewFile.from_text(text + "remediation:\n  # F-01:\n  #   owner: x\n")
     assert review.remediation == {}
+
+
+def test_exposure_actions_not_done_are_carried_when_logs_are_not_given_again(
+    first: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    args = ["report", "-q", str(REPORT_ASSETS / "score.json"), "--previous", str(first)]
+    assert invoke(*args, "--out", str(out), *JSON).exit_code == 0
+    rows = plan(out)
+    notify = rows["exposure.notify"]  # open then: still to do, whatever this run scoped
+    assert (notify["ref"], notify["status"], notify["change"]) == ("E-01", "open", "still open")
+    purge = rows["exposure.purge"]  # done then
+    assert (purge["change"], purge["note"]) == ("closed", "Done by the previous review.")
