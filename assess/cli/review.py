@@ -14,7 +14,8 @@ NEW_HELP = (
     "period, assessor / reviewer / approver, the decision and residual-risk acceptance, and the "
     "remediation plan. Give it to `assess report --review`.\n\n"
     "With --from DIR (an earlier review) the plan lists that review's findings and exposure "
-    "actions, with their owners and statuses.\n\n"
+    "actions, with their owners and statuses, and its report id, classification and scope are "
+    "kept (version, period, people and decision are new).\n\n"
     "Example: assess review new review.yaml --from assess-demo"
 )
 
@@ -39,14 +40,14 @@ def register(app: typer.Typer) -> None:
         force: bool = typer.Option(False, "--force", help="Overwrite PATH if it exists."),
     ) -> None:
         """Write the review file template (see NEW_HELP)."""
-        from assess.report.review_template import items_from, review_template
+        from assess.report.review_template import from_review, review_template
 
         if path.exists() and not force:
             raise UsageError(
                 f"{path}: exists already", "Give another PATH, or --force to overwrite it."
             )
-        items = items_from(source) if source is not None else None
-        write_text(path, review_template(path.name, items))
+        items, meta = from_review(source) if source is not None else (None, None)
+        write_text(path, review_template(path.name, items, meta))
         typer.echo(f"Wrote {path}: replace every <...>, then run assess report --review {path}")
 
     app.add_typer(group)

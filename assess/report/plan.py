@@ -50,6 +50,8 @@ class _PrevItem(_View):
 class _PrevGovernance(_View):
     report_id: str | None = None
     version: str | None = None
+    classification: str | None = None
+    scope_statement: str | None = None
 
 
 class PreviousView(_View):

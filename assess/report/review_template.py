@@ -24,8 +24,24 @@ class TemplateItem:
     status: str = "open"
 
 
-def review_template(name: str = "review.yaml", items: list[TemplateItem] | None = None) -> str:
-    """Return the commented review file; ``items`` (from :func:`items_from`) fill its plan."""
+@dataclass(frozen=True)
+class TemplateMeta:
+    """What a re-assessment keeps of the earlier review: its id, classification and scope (the
+    version, period, people and decision are new, so they stay placeholders)."""
+
+    report_id: str | None = None
+    version: str | None = None
+    classification: str | None = None
+    scope_statement: str | None = None
+
+
+def review_template(
+    name: str = "review.yaml",
+    items: list[TemplateItem] | None = None,
+    meta: TemplateMeta | None = None,
+) -> str:
+    """Return the commented review file; ``items`` and ``meta`` (from :func:`from_review`) fill
+    its plan and its identity."""
     env = Environment(
         loader=FileSystemLoader(str(data_dir("templates") / "review")),
         autoescape=False,  # YAML, not HTML; values are quoted with tojson
@@ -35,7 +51,9 @@ def review_template(name: str = "review.yaml", items: list[TemplateItem] | None 
         keep_trailing_newline=True,
     )
     env.filters["yq"] = yaml_quoted
-    return env.get_template("review.yaml.j2").render(name=name, items=items or [])
+    return env.get_template("review.yaml.j2").render(
+        name=name, items=items or [], meta=meta or TemplateMeta()
+    )
 
 
 def yaml_quoted(value: object) -> str:
@@ -46,19 +64,26 @@ def yaml_quoted(value: object) -> str:
     return f'"{out}"'
 
 
-def items_from(path: Path) -> list[TemplateItem]:
+def from_review(path: Path) -> tuple[list[TemplateItem], TemplateMeta]:
     """Return the plan items of an existing review (a folder or its report.json): its plan when
-    it has one (owners and statuses kept), else its findings.
+    it has one (owners and statuses kept), else its findings; and its identity.
 
     Raises:
         InputError: when ``path`` holds no assess.report document.
     """
     view = load_previous(path).view
+    gov = view.governance
+    meta = TemplateMeta(
+        report_id=gov.report_id,
+        version=gov.version,
+        classification=gov.classification,
+        scope_statement=gov.scope_statement,
+    )
     if "remediation" in view.model_fields_set:
         rows = [r for r in view.remediation if r.change != "closed"]
     else:
         rows = list(view.findings)
-    return [
+    items = [
         TemplateItem(
             ref=r.ref or "-",
             id=r.id,
@@ -70,3 +95,4 @@ def items_from(path: Path) -> list[TemplateItem]:
         )
         for r in rows
     ]
+    return items, meta

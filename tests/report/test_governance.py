@@ -126,6 +126,11 @@ def test_review_new_from_an_earlier_review_lists_its_items(signed: Path, tmp_pat
     assert '  "contradicted.isolation.kv_canaries":\n    owner: "Vendor management"' in text
     assert '    status: "in progress"' in text
     assert '  # "exposure.notify":\n  #   owner: "<owner>"' in text  # unowned: commented out
+    # a re-assessment keeps the document's identity; its version and sign-off are new
+    assert '  id: "TPRM-2026-099"\n  version: "<document version, was 2.1>"' in text
+    assert '  classification: "Strictly confidential"' in text
+    assert '  statement: "Nimbus Serverless GLM for the finance team"' in text
+    assert '    name: "<who did the assessment>"' in text
 
 
 BASE = REVIEW.read_text()
