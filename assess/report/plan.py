@@ -123,6 +123,10 @@ class _Item:
     severity: str
 
 
+#: The exposure actions a review file may plan, whether or not this run scoped logs.
+EXPOSURE_ACTION_IDS = frozenset({"exposure.purge", "exposure.notify", "exposure.disclosed"})
+
+
 def exposure_actions(exposure: Exposure) -> list[_Item]:
     """Return what the exposure asks us to do: purge the affected ids, notify the accounts,
     weigh the prompts that may have been disclosed. Empty when nothing was exposed."""
@@ -217,6 +221,8 @@ def _entries(review: LoadedReview | None, items: Sequence[_Item]) -> dict[str, P
     by_key = {i.ref: i.id for i in items} | {i.id: i.id for i in items}
     out: dict[str, PlanEntry] = {}
     for key, entry in review.review.remediation.items():
+        if key in EXPOSURE_ACTION_IDS and key not in by_key:
+            continue  # a known action this run has no exposure for (no logs given): not a typo
         if key not in by_key:
             raise plan_key_error(review, key, [f"{i.ref} ({i.id})" for i in items])
         out[by_key[key]] = entry
