@@ -82,7 +82,7 @@ class Previous:
     path: Path
 
 
-def load_previous(path: Path) -> Previous:
+def load_previous(path: Path, option: str = "--previous") -> Previous:
     """Load the previous review from a review folder (its report.json) or a report.json file.
 
     Raises:
@@ -93,14 +93,14 @@ def load_previous(path: Path) -> Previous:
         data = file.read_bytes()
     except OSError as exc:
         raise InputError(
-            f"{file}: cannot read the previous review ({exc.strerror or exc})",
-            "--previous takes the folder of an earlier `assess report` run, or its report.json.",
+            f"{file}: cannot read the earlier review ({exc.strerror or exc})",
+            f"{option} takes the folder of an earlier `assess report` run, or its report.json.",
         ) from exc
     doc = parse_json(data.decode("utf-8", errors="replace"), str(file))
     if not isinstance(doc.data, dict) or doc.data.get("kind") != "assess.report":
         raise InputError(
             f"{file}: not an assess.report document",
-            "--previous takes the folder of an earlier `assess report` run, or its report.json.",
+            f"{option} takes the folder of an earlier `assess report` run, or its report.json.",
         )
     view = PreviousView.from_located(doc)
     summary = PreviousReview(

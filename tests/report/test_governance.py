@@ -131,6 +131,9 @@ def test_review_new_from_an_earlier_review_lists_its_items(signed: Path, tmp_pat
     assert '  classification: "Strictly confidential"' in text
     assert '  statement: "Nimbus Serverless GLM for the finance team"' in text
     assert '    name: "<who did the assessment>"' in text
+    wrong = invoke("review", "new", str(tmp_path / "x.yaml"), "--from", str(tmp_path / "none"))
+    assert wrong.exit_code == 2
+    assert "--from takes the folder of an earlier `assess report` run" in wrong.output
 
 
 BASE = REVIEW.read_text()

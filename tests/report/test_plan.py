@@ -143,7 +143,7 @@ def test_a_previous_that_is_no_review_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "score.json: not an assess.report document" in result.output
     missing = invoke(*full_args(src, tmp_path / "out", *JSON, "--previous", str(tmp_path)))
-    assert missing.exit_code == 2 and "cannot read the previous review" in missing.output
+    assert missing.exit_code == 2 and "cannot read the earlier review" in missing.output
 
 
 def test_with_review_and_previous_json_and_manifest_stay_byte_identical(
