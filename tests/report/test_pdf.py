@@ -231,4 +231,7 @@ def test_the_pdf_is_tagged_and_stays_pdfa3_with_report_json(
     assert {"/Table", "/TH", "/TD", "/H2", "/P"} <= roles, roles
     xmp = reader.xmp_metadata
     assert xmp is not None and (xmp.pdfaid_part, xmp.pdfaid_conformance) == ("3", "B")
+    info = reader.metadata
+    assert info is not None and info.subject is not None
+    assert "Approved with conditions: report TPRM-2026-099 version 2.1" in info.subject
     assert reader.attachments["report.json"] == [(out / "report.json").read_bytes()]
