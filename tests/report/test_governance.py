@@ -221,3 +221,18 @@ def test_a_plan_entry_for_no_item_is_refused_with_its_line(tmp_path: Path) -> No
     assert f"{path}:{line}: remediation.F-09: names no finding or exposure action" in result.output
     assert "F-01 (contradicted.isolation.kv_canaries)" in result.output
     assert "E-01 (exposure.purge)" in result.output
+
+
+def test_an_approval_with_open_grave_items_and_no_accepted_risk_is_pointed_out(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "review.yaml"
+    path.write_text(BASE.replace("  accepted: true", "  accepted: false"))
+    src = copy_assets(tmp_path / "in")
+    result = invoke(*full_args(src, tmp_path / "out", *FAST, "--review", str(path)))
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "Approved while 5 critical or high item(s) of the remediation plan are open" in html
+    signed = invoke(*full_args(src, tmp_path / "ok", *FAST, "--review", str(REVIEW)))
+    assert signed.exit_code == 0
+    assert "Approved while" not in (tmp_path / "ok" / "report.html").read_text()
