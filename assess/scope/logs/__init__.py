@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from assess.kernel.errors import InputError
 from assess.kernel.output import ProgressCallback
@@ -23,7 +23,7 @@ from assess.scope.logs.presets import (
     load_presets,
     parse_map,
 )
-from assess.scope.logs.sources import expand_inputs
+from assess.scope.logs.remote import expand_logs
 
 __all__ = [
     "CANONICAL_FIELDS",
@@ -108,7 +108,8 @@ def open_logs(
         InputError: for missing files, or when ``auto`` recognises no preset.
         UsageError: for an unknown preset id.
     """
-    files = expand_inputs(patterns)
+    # a RemoteFile offers what the readers use of a Path (name, str, stat, open)
+    files = cast(list[Path], expand_logs(patterns))
     catalogue = load_presets(presets_dir)
     kwargs: dict[str, Any] = {"want_text": want_text}
     if progress is not None:

@@ -1,0 +1,389 @@
+"""Log files where they live: object storage (``s3://``, ``gs://``) and web servers (``https://``).
+
+A :class:`RemoteFile` offers what the readers use of a local :class:`~pathlib.Path` (``name``,
+``str()``, ``stat().st_size``, ``open("rb")``), so every format, preset, skipped-line report and
+damage rule is the local one. Objects are read as streams in :data:`CHUNK` pieces, fetched one
+:data:`AHEAD` pieces ahead in a background thread (network waits overlap inflating and parsing);
+memory stays bounded by about ``(AHEAD + 2) * CHUNK`` per file, whatever the object's size.
+
+S3 and GCS go through pyarrow's filesystems (already a dependency; measured in
+``benchmarks/remote_bench.py``), whose credentials come from the providers' standard chains
+(environment, profile files, instance metadata); nothing here reads, keeps or prints a secret.
+``AWS_ENDPOINT_URL`` (or ``AWS_ENDPOINT_URL_S3``) points at an S3-compatible server,
+``STORAGE_EMULATOR_HOST`` at a GCS emulator. ``https://`` is streamed by httpx (one GET).
+Names shown (skipped lines, ``inputs``) drop a URL's user, password and query string, which is
+where a presigned URL carries its signature.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from assess.kernel.errors import InputError
+
+SCHEMES = ("s3", "gs", "gcs", "http", "https")
+#: One fetch: large enough that per-request latency is a few percent of the transfer.
+CHUNK = 8 << 20
+#: Pieces fetched ahead of the reader.
+AHEAD = 2
+#: The first read of a file (format and compression sniffing) fetches only this much.
+HEAD = 64 << 10
+_WILDCARDS = "*?["
+
+
+def is_remote(pattern: str) -> bool:
+    """Return True when ``pattern`` is a URL of a scheme read here (``s3://``, ``https://``...)."""
+    scheme, sep, _ = pattern.partition("://")
+    return bool(sep) and scheme.lower() in SCHEMES
+
+
+def display_url(url: str) -> str:
+    """Return ``url`` without user, password, query or fragment (a presigned URL's signature)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+@dataclass(frozen=True)
+class RemoteStat:
+    """The part of ``os.stat_result`` the readers use (for progress)."""
+
+    st_size: int
+
+
+class RemoteFile:
+    """One object or web resource, read as a local path is (``open``, ``stat``, ``name``).
+
+    Picklable (the URL and size only): a worker process opens its own connection.
+    """
+
+    def __init__(self, url: str, size: int | None = None) -> None:
+        self.url = url
+        self.size = size
+        self.display = display_url(url)
+        self.name = urlsplit(url).path.rsplit("/", 1)[-1]
+
+    def __str__(self) -> str:
+        return self.display
+
+    def __repr__(self) -> str:
+        return f"RemoteFile({self.display!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RemoteFile) and other.url == self.url
+
+    def __hash__(self) -> int:
+        return hash(self.url)
+
+    def is_file(self) -> bool:
+        """Return True (listings hold objects only)."""
+        return True
+
+    def stat(self) -> RemoteStat:
+        """Return the size known from the listing (0 when the server did not say)."""
+        return RemoteStat(self.size or 0)
+
+    def open(self, mode: str = "rb") -> io.BufferedReader:
+        """Return a buffered binary stream of the object, fetched ahead in pieces.
+
+        Raises:
+            InputError: when the object cannot be opened (missing, denied, unreachable).
+        """
+        if mode != "rb":
+            raise ValueError("remote logs are read only")
+        return io.BufferedReader(ReadAhead(self._pieces), buffer_size=HEAD)
+
+    def open_random(self) -> Any:
+        """Return a random-access pyarrow file (Parquet footers are read first).
+
+        Raises:
+            InputError: for https:// (no random access here) or an object that cannot be opened.
+        """
+        scheme, bucket, key = split_url(self.url)
+        if scheme in ("http", "https"):
+            raise InputError(
+                f"{self.display}: Parquet over {scheme}:// is not read (it needs random access)",
+                "Copy it to object storage (s3://, gs://) or to a local file first.",
+            )
+        try:
+            return filesystem(scheme, bucket).open_input_file(f"{bucket}/{key}")
+        except OSError as exc:
+            raise _unreadable(self.display, exc) from exc
+
+    def _pieces(self, first: int) -> Iterator[bytes]:
+        """Yield the object's bytes from offset 0: ``first`` bytes, then CHUNK pieces."""
+        scheme, bucket, key = split_url(self.url)
+        if scheme in ("http", "https"):
+            yield from _http_pieces(self.url, self.display, first)
+            return
+        try:
+            handle = filesystem(scheme, bucket).open_input_file(f"{bucket}/{key}")
+        except OSError as exc:
+            raise _unreadable(self.display, exc) from exc
+        with handle:
+            offset, size = 0, first
+            while True:
+                piece: bytes = handle.read_at(size, offset)
+                if not piece:
+                    return
+                yield piece
+                offset += len(piece)
+                size = CHUNK
+
+
+class ReadAhead(io.RawIOBase):
+    """A raw stream over ``pieces(first)``: the first read fetches only what it asks for (up to
+    :data:`HEAD`, so sniffing a file costs one small request); from the second on, a thread
+    fetches :data:`AHEAD` pieces ahead."""
+
+    def __init__(self, pieces: Callable[[int], Iterator[bytes]]) -> None:
+        super().__init__()
+        self._make = pieces
+        self._source: Iterator[bytes] | None = None
+        self._prefetch: Any = None
+        self._pieces: Iterator[bytes] | None = None
+        self._out = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
+        if self._source is None:
+            self._source = self._make(min(max(len(buffer), 1), HEAD))
+            self._out = memoryview(next(self._source, b""))
+        while not self._out:
+            if self._pieces is None:
+                from assess.scope.logs.sources import Prefetch
+
+                self._prefetch = Prefetch(self._source, AHEAD)
+                self._pieces = iter(self._prefetch)
+            piece = next(self._pieces, None)
+            if piece is None:
+                return 0
+            self._out = memoryview(piece)
+        count = min(len(buffer), len(self._out))
+        buffer[:count] = self._out[:count]
+        self._out = self._out[count:]
+        return count
+
+    def close(self) -> None:
+        if self._prefetch is not None:
+            self._prefetch.close()  # waits for the piece being fetched, then stops
+        if self._source is not None and hasattr(self._source, "close"):
+            self._source.close()  # the connection or object handle
+        super().close()
+
+
+def _http_pieces(url: str, display: str, first: int) -> Iterator[bytes]:
+    """Yield the body of one streamed GET: ``first`` bytes, then pieces of :data:`CHUNK`."""
+    import httpx
+
+    try:
+        with httpx.stream("GET", url, follow_redirects=True, timeout=60) as response:
+            if response.status_code >= 400:
+                raise InputError(
+                    f"{display}: cannot be read (HTTP {response.status_code})",
+                    "Check the URL; a presigned URL may have expired.",
+                )
+            parts: list[bytes] = []
+            got, goal = 0, first
+            for part in response.iter_raw():
+                parts.append(part)
+                got += len(part)
+                if got >= goal:
+                    yield b"".join(parts)
+                    parts, got, goal = [], 0, CHUNK
+            if parts:
+                yield b"".join(parts)
+    except httpx.HTTPError as exc:
+        raise OSError(f"{display}: {type(exc).__name__}") from exc
+
+
+def split_url(url: str) -> tuple[str, str, str]:
+    """Return (scheme, bucket or host, key or path) of ``url``; ``gcs`` is named ``gs``."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    scheme = "gs" if scheme == "gcs" else scheme
+    return scheme, parts.netloc, parts.path.lstrip("/")
+
+
+def filesystem(scheme: str, bucket: str) -> Any:
+    """Return the pyarrow filesystem of ``scheme`` (``s3`` or ``gs``) for ``bucket``.
+
+    Credentials and region come from the provider's standard chain; an S3 bucket's region is
+    asked of S3 when neither an endpoint nor a region is configured.
+    """
+    names: tuple[str, ...] = ("STORAGE_EMULATOR_HOST",)
+    if scheme == "s3":
+        names = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION")
+    return _filesystem(scheme, bucket, tuple(os.environ.get(n) or "" for n in names))
+
+
+@lru_cache(maxsize=32)
+def _filesystem(scheme: str, bucket: str, settings: tuple[str, ...]) -> Any:
+    from pyarrow import fs
+
+    if scheme == "gs":
+        emulator = settings[0]
+        if emulator:
+            where = urlsplit(emulator if "://" in emulator else f"http://{emulator}")
+            return fs.GcsFileSystem(
+                anonymous=True, endpoint_override=where.netloc, scheme=where.scheme
+            )
+        return fs.GcsFileSystem()
+    endpoint = settings[0] or settings[1]
+    region = settings[2] or settings[3]
+    options: dict[str, Any] = {}
+    if endpoint:
+        where = urlsplit(endpoint)
+        options.update(endpoint_override=where.netloc or endpoint, scheme=where.scheme or "https")
+    if region:
+        options["region"] = region
+    elif not endpoint:
+        try:
+            options["region"] = fs.resolve_s3_region(bucket)
+        except OSError:
+            pass  # the default region; reading then says what is wrong
+    return fs.S3FileSystem(**options)
+
+
+def _unreadable(display: str, exc: BaseException) -> InputError:
+    text = str(exc)
+    if isinstance(exc, FileNotFoundError) or "does not exist" in text or "NoSuchKey" in text:
+        return InputError(f"{display}: no such object", "Check the bucket and key.")
+    return InputError(
+        f"{display}: cannot be read ({text.splitlines()[0] if text else type(exc).__name__})",
+        "Check the URL, the credentials in the environment or profile, and the endpoint "
+        "(AWS_ENDPOINT_URL for an S3-compatible server).",
+    )
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Return the regex of a glob over object keys: ``**/`` spans folders, ``*`` and ``?`` stay
+    within one, ``[...]`` is a set (``[!...]`` its complement)."""
+    out: list[str] = []
+    at = 0
+    while at < len(pattern):
+        char = pattern[at]
+        if pattern.startswith("**/", at):
+            out.append("(?:[^/]*/)*")
+            at += 3
+            continue
+        if pattern.startswith("**", at):
+            out.append(".*")
+            at += 2
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and (end := pattern.find("]", at + 2)) > 0:
+            body = pattern[at + 1 : end]
+            body = "^" + body[1:] if body.startswith("!") else body
+            out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
+            at = end + 1
+            continue
+        else:
+            out.append(re.escape(char))
+        at += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def expand_remote(pattern: str) -> list[RemoteFile]:
+    """Return the objects named by the URL ``pattern`` (a glob over keys for s3:// and gs://).
+
+    Raises:
+        InputError: for a missing object, a glob that matches nothing, a wildcard in an https://
+            URL, or a bucket that cannot be listed.
+    """
+    scheme, bucket, key = split_url(pattern)
+    wild = any(ch in key for ch in _WILDCARDS)
+    if scheme in ("http", "https"):
+        if wild:
+            raise InputError(
+                f"{display_url(pattern)}: a web server cannot be listed, so the URL cannot hold "
+                "a wildcard",
+                "Give each URL, or put the logs in s3:// or gs:// and use a glob there.",
+            )
+        return [RemoteFile(pattern, _http_size(pattern))]
+    if not bucket or not key:
+        raise InputError(
+            f"{display_url(pattern)}: give a bucket and a key or glob, e.g. s3://bucket/logs/*.gz"
+        )
+    from pyarrow import fs
+
+    system = filesystem(scheme, bucket)
+    try:
+        if not wild:
+            info = system.get_file_info(f"{bucket}/{key}")
+            if info.type != fs.FileType.File:
+                raise InputError(f"{display_url(pattern)}: no such object", "Check the key.")
+            return [RemoteFile(pattern, info.size)]
+        fixed = key[: min(key.find(c) for c in _WILDCARDS if c in key)].rpartition("/")[0]
+        base = f"{bucket}/{fixed}" if fixed else bucket
+        selector = fs.FileSelector(base, recursive=True, allow_not_found=True)
+        infos = system.get_file_info(selector)
+    except OSError as exc:
+        raise _unreadable(display_url(pattern), exc) from exc
+    wanted = glob_regex(key)
+    found = sorted(
+        (i.path.split("/", 1)[1], i.size)
+        for i in infos
+        if i.type == fs.FileType.File and wanted.match(i.path.split("/", 1)[1])
+    )
+    if not found:
+        raise InputError(
+            f"{display_url(pattern)}: the pattern matches no object", "Check the glob and quote it."
+        )
+    root = f"{pattern.split('://', 1)[0]}://{bucket}/"
+    return [RemoteFile(root + name, size) for name, size in found]
+
+
+def _http_size(url: str) -> int | None:
+    """Return the Content-Length of ``url`` (None when the server does not say).
+
+    Raises:
+        InputError: when the server answers that there is no such resource.
+    """
+    import httpx
+
+    try:
+        response = httpx.head(url, follow_redirects=True, timeout=30)
+    except httpx.HTTPError as exc:
+        raise InputError(
+            f"{display_url(url)}: cannot be reached ({type(exc).__name__})", "Check the URL."
+        ) from exc
+    if response.status_code in (401, 403, 404, 410):
+        raise InputError(
+            f"{display_url(url)}: cannot be read (HTTP {response.status_code})",
+            "Check the URL; a presigned URL may have expired.",
+        )
+    length = response.headers.get("content-length")
+    return int(length) if length and length.isdigit() else None
+
+
+def expand_logs(patterns: Sequence[str]) -> list[Path | RemoteFile]:
+    """Return the files named by ``patterns``: local paths and globs, or URLs (see
+    :func:`expand_remote`), in order, without duplicates.
+
+    Raises:
+        InputError: as :func:`~assess.scope.logs.sources.expand_inputs` and :func:`expand_remote`.
+    """
+    from assess.scope.logs.sources import expand_inputs
+
+    found: list[Path | RemoteFile] = []
+    for pattern in patterns:
+        files: list[Path] | list[RemoteFile]
+        files = expand_remote(pattern) if is_remote(pattern) else expand_inputs([pattern])
+        found.extend(f for f in files if f not in found)
+    return found

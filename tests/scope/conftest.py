@@ -1,0 +1,90 @@
+"""Servers the scope tests read logs from: an S3-compatible one (moto) and a plain web server,
+both on 127.0.0.1 with a free port, started once per test session and stopped after it."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import logging
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+#: Fake credentials: moto accepts any; the standard chain finds them in the environment.
+FAKE_AWS = {
+    "AWS_ACCESS_KEY_ID": "testing-key-id",
+    "AWS_SECRET_ACCESS_KEY": "testing-secret-never-printed",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """Start moto's S3 server; the environment points the standard chain at it."""
+    moto_server = pytest.importorskip("moto.server")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    port = _free_port()
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    saved = {name: os.environ.get(name) for name in (*FAKE_AWS, "AWS_ENDPOINT_URL")}
+    os.environ.update(FAKE_AWS, AWS_ENDPOINT_URL=endpoint)
+    try:
+        yield endpoint
+    finally:
+        server.stop()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@pytest.fixture
+def s3_bucket(s3_endpoint: str, request: pytest.FixtureRequest) -> str:
+    """Return a new, empty bucket's name on the session's S3 server."""
+    import boto3
+
+    name = "logs-" + "".join(c for c in request.node.name.lower() if c.isalnum())[:40]
+    boto3.client("s3", endpoint_url=s3_endpoint).create_bucket(Bucket=name)
+    return name
+
+
+def put_object(endpoint: str, bucket: str, key: str, body: bytes) -> None:
+    """Upload ``body`` as ``s3://bucket/key``."""
+    import boto3
+
+    boto3.client("s3", endpoint_url=endpoint).put_object(Bucket=bucket, Key=key, Body=body)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        return None
+
+
+@pytest.fixture
+def http_root(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """Serve a temporary folder over HTTP on 127.0.0.1; return (base URL, folder)."""
+    folder = tmp_path / "www"
+    folder.mkdir()
+    handler = functools.partial(_Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", folder
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
