@@ -167,6 +167,13 @@ def register(app: typer.Typer) -> None:
             "--explain",
             help="Show how each file was read: the preset and why, each field's source path.",
         ),
+        jobs: int | None = typer.Option(
+            None,
+            "--jobs",
+            min=0,
+            help="Processes reading the files (0: one per core; default: one per core for "
+            "several files of 64 MiB or more in all). The result is the same.",
+        ),
     ) -> None:
         if ids_csv == "-" and json_out == "-":
             raise UsageError(
@@ -186,6 +193,7 @@ def register(app: typer.Typer) -> None:
                 platform_requests=platform_requests,
                 progress=progress,
                 max_line_bytes=max_line_bytes,
+                jobs=jobs,
             )
         result = run.result
         if ids_csv is not None:

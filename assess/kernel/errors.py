@@ -23,6 +23,10 @@ class AssessError(Exception):
         self.message = message
         self.advice = advice
 
+    def __reduce__(self) -> tuple[type[AssessError], tuple[str, str]]:
+        # rebuilt with its advice when it crosses a process boundary (parallel scope workers)
+        return type(self), (self.message, self.advice)
+
     def render(self) -> str:
         """Return the one-paragraph text shown to the user."""
         if self.advice:

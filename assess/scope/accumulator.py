@@ -64,6 +64,7 @@ class ScopeAccumulator:
     def __init__(self, scope: ScopeFilter, keep_text: bool = False) -> None:
         """``keep_text`` keeps prompt/response text of affected rows (for reports that ask)."""
         self.filter = scope
+        self.keep_text = keep_text
         self._names = set(scope.model_names)
         self._match_cache: dict[str, bool] = {}
         self._last_mask: tuple[pa.Table, tuple[Any, Any]] | None = None
@@ -146,6 +147,35 @@ class ScopeAccumulator:
         in_scope = table.filter(scope)
         if in_scope.num_rows:
             self._in_scope(in_scope)
+
+    def merge(self, other: ScopeAccumulator) -> None:
+        """Add everything ``other`` counted and kept, as if its batches had come next here.
+
+        Exact: counts add, reasons keep first-seen order, the first skipped records listed and
+        the kept rows stay in order (the parallel run merges its files' accumulators in order).
+        """
+        self.read += other.read
+        self.requests += other.requests
+        self.non_request.update(other.non_request)
+        self.skipped_total += other.skipped_total
+        self.skip_reasons.update(other.skip_reasons)
+        room = SKIPPED_LISTED - len(self.skipped)
+        if room > 0:
+            self.skipped.extend(other.skipped[:room])
+        self.matched += other.matched
+        self.in_window += other.in_window
+        self.over += other.over
+        self.under += other.under
+        self.disclosed_tokens += other.disclosed_tokens
+        self.disclosed_known += other.disclosed_known
+        self.disclosed_unattributed += other.disclosed_unattributed
+        self._accounts.extend(other._accounts)
+        self.affected.extend(other.affected)
+        self.unknown.extend(other.unknown)
+
+    def forget_masks(self) -> None:
+        """Drop the masks kept for the last table seen (before pickling)."""
+        self._last_mask = None
 
     def _in_scope(self, rows: pa.Table) -> None:
         self.in_window += rows.num_rows

@@ -11,12 +11,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from assess.kernel.common import InputFile
 from assess.kernel.errors import InputError, UsageError
 from assess.kernel.output import ProgressCallback
 from assess.scope.accumulator import ScopeAccumulator
 from assess.scope.models import ScopeResult
+
+if TYPE_CHECKING:
+    from assess.scope.logs import LogReader
 
 DEFAULT_INCIDENT = "glm-5.3-kv-leak"
 
@@ -77,6 +81,7 @@ def scope_run(
     keep_text: bool = False,
     progress: ProgressCallback | None = None,
     max_line_bytes: int | None = None,
+    jobs: int | None = None,
 ) -> ScopeRun:
     """Scope ``logs`` (files or globs) as `assess scope` does; see :func:`scope_logs`."""
     from assess.advisories.catalogue import get_advisory
@@ -103,9 +108,8 @@ def scope_run(
     )
     if max_line_bytes is not None:
         reader.max_line_bytes = max_line_bytes
-    for batch in reader.batches():
-        acc.add(batch)  # loads the details of the rows it keeps (``LogBatch.details``)
-    result = acc.result(reader.preset.id, reader.inputs, platform_requests)
+    inputs = _read(reader, acc, jobs, progress)
+    result = acc.result(reader.preset.id, inputs, platform_requests)
     result = result.model_copy(update={"reading": _reading(reader, preset or "auto", maps)})
     try:
         require_evidence(result, reader.preset.id)
@@ -161,6 +165,27 @@ def _reading(reader: Any, preset: str, maps: Mapping[str, str]) -> list[Any]:
     return read_report(reader, load_presets(), chosen_by)
 
 
+def _read(
+    reader: LogReader, acc: ScopeAccumulator, jobs: int | None, progress: ProgressCallback | None
+) -> list[InputFile]:
+    """Add every batch of ``reader`` to ``acc``, serially or one process per file (the same
+    document either way); return the input evidence."""
+    from assess.scope.parallel import Job, scope_parallel, workers
+
+    processes = workers(reader.files, jobs, reader.preset)
+    if processes <= 1:
+        for batch in reader.batches():
+            acc.add(batch)  # loads the details of the rows it keeps (``LogBatch.details``)
+        return reader.inputs
+    work = [
+        Job(path, reader.preset, acc.filter, acc.keep_text, reader.fast, reader.max_line_bytes)
+        for path in reader.files
+    ]
+    merged, inputs = scope_parallel(work, processes, progress)
+    acc.merge(merged)
+    return inputs
+
+
 def scope_logs(
     logs: Sequence[str | Path],
     *,
@@ -174,6 +199,7 @@ def scope_logs(
     platform_requests: int | None = None,
     progress: ProgressCallback | None = None,
     max_line_bytes: int | None = None,
+    jobs: int | None = None,
 ) -> ScopeResult:
     """Scope request logs against an incident advisory: the model of `assess scope --json`.
 
@@ -181,7 +207,9 @@ def scope_logs(
     id, a YAML file or ``auto``; ``mapping`` is ``{"canonical": "dotted.path"}`` (or
     ``["canonical=dotted.path"]``); ``models``, ``since``, ``until`` (datetimes or ISO text) and
     ``min_prompt_tokens`` replace the advisory's; NDJSON lines over ``max_line_bytes`` (default
-    16 MiB) are skipped and listed. ``result.exit_code`` is what the CLI exits with.
+    16 MiB) are skipped and listed; ``jobs`` processes read the files (0: one per core; default:
+    one per core for several files of 64 MiB or more in all, the same document as serial).
+    ``result.exit_code`` is what the CLI exits with.
 
     Raises:
         InputError: missing or unreadable logs, no record or no usable request in them.
@@ -199,4 +227,5 @@ def scope_logs(
         platform_requests=platform_requests,
         progress=progress,
         max_line_bytes=max_line_bytes,
+        jobs=jobs,
     ).result

@@ -35,6 +35,14 @@ class DistinctStrings:
         if len(self._parts) > 64:
             self._compact()
 
+    def extend(self, other: DistinctStrings) -> None:
+        """Remember the values ``other`` holds."""
+        for part in other._parts:
+            self._parts.append(part)
+            self._size += len(part)
+        if len(self._parts) > 64:
+            self._compact()
+
     def _compact(self) -> None:
         if len(self._parts) > 1:
             chunks = [c for part in self._parts for c in getattr(part, "chunks", [part])]
@@ -76,6 +84,11 @@ class RowStore:
             columns["prompt"], columns["response"] = rows.column("prompt"), rows.column("response")
         self._tables.append(pa.table(columns))
         self._count += rows.num_rows
+
+    def extend(self, other: RowStore) -> None:
+        """Keep ``other``'s rows after these (same ``keep_text``)."""
+        self._tables.extend(other._tables)
+        self._count += other._count
 
     def column(self, name: str) -> pa.ChunkedArray:
         """Return one kept column over every batch (ids: "" already null)."""

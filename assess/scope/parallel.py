@@ -1,0 +1,111 @@
+"""Many log files scoped on every core: one worker process per file, totals merged in file order.
+
+Each worker reads one file through the run's preset into its own
+:class:`~assess.scope.accumulator.ScopeAccumulator`; the parent merges them in the order of the
+files (:meth:`~assess.scope.accumulator.ScopeAccumulator.merge`), which is the order serial reading
+adds batches in, so the document is the serial one exactly (counts, first skipped records, request
+ids and their order). Workers are not forked from the caller (polars' thread pool and the progress
+bar's thread do not survive a fork) but from a fork server that imported the readers once (where
+there is none, they are spawned). The first pool of a process still costs a second or two of
+imports, so a run goes parallel only when there are several files and enough bytes
+(:data:`MIN_BYTES`), or when asked (``jobs``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_all_start_methods, get_context
+from multiprocessing.context import BaseContext
+from pathlib import Path
+
+from assess.kernel.common import InputFile
+from assess.kernel.output import ProgressCallback
+from assess.scope.accumulator import ScopeAccumulator
+from assess.scope.logs.presets import Preset
+from assess.scope.models import ScopeFilter
+
+#: Below this many bytes in all, spawning workers costs more than it saves.
+MIN_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker needs to scope one file as the serial run would."""
+
+    file: Path
+    preset: Preset
+    scope: ScopeFilter
+    keep_text: bool
+    fast: bool
+    max_line_bytes: int
+
+
+def workers(files: Sequence[Path], jobs: int | None, preset: Preset) -> int:
+    """Return how many processes to use: ``jobs`` when given (0 = one per core), else one per
+    core when the files are several and large enough; 1 means serial.
+
+    A preset with a joined side table reads every file before any row, so it stays serial.
+    """
+    if preset.join is not None or len(files) < 2:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = cores or 1
+    if jobs is None:
+        total = sum(f.stat().st_size for f in files)
+        jobs = 0 if total >= MIN_BYTES else 1
+    return min(jobs or cores, len(files))
+
+
+def scope_one(job: Job) -> tuple[ScopeAccumulator, list[InputFile]]:
+    """Return the accumulator and input evidence of one file (runs in a worker process)."""
+    from assess.scope.logs.engine import LogReader
+
+    acc = ScopeAccumulator(job.scope, keep_text=job.keep_text)
+    reader = LogReader([job.file], job.preset, fast=job.fast)
+    reader.max_line_bytes = job.max_line_bytes
+    for batch in reader.batches():
+        acc.add(batch)  # loads the details of the rows it keeps
+    acc.forget_masks()  # the last block's columns need not travel back
+    return acc, reader.inputs
+
+
+def _context() -> BaseContext:
+    if "forkserver" not in get_all_start_methods():
+        return get_context("spawn")
+    context = get_context("forkserver")
+    # imported once by the server, not by every worker (forked from it, single-threaded)
+    context.set_forkserver_preload(["assess.scope.parallel", "assess.scope.logs.engine"])
+    return context
+
+
+def scope_parallel(
+    jobs: list[Job], processes: int, progress: ProgressCallback | None = None
+) -> tuple[ScopeAccumulator, list[InputFile]]:
+    """Scope each job's file in ``processes`` workers; return the merged accumulator and the
+    evidence of every file, both in the order of ``jobs``.
+
+    Raises:
+        AssessError: the first error a worker raised, in file order.
+    """
+    total = sum(job.file.stat().st_size for job in jobs)
+    merged = ScopeAccumulator(jobs[0].scope, keep_text=jobs[0].keep_text)
+    inputs: list[InputFile] = []
+    with ProcessPoolExecutor(processes, mp_context=_context()) as pool:
+        futures: list[Future[tuple[ScopeAccumulator, list[InputFile]]]] = [
+            pool.submit(scope_one, job) for job in jobs
+        ]
+        try:
+            for future in futures:
+                acc, evidence = future.result()
+                merged.merge(acc)
+                inputs.extend(evidence)
+                if progress is not None:
+                    progress(sum(item.bytes for item in inputs), total)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return merged, inputs

@@ -1,0 +1,62 @@
+"""One process per file gives the serial document exactly (counts, skipped list, ids, order)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from assess.kernel.errors import InputError
+from assess.scope import parallel
+from assess.scope.api import scope_run
+from assess.scope.logs.presets import get_preset
+from tests.scope.traplogs import trap_ndjson
+
+
+def _logs(folder: Path) -> list[str]:
+    paths = []
+    for seed in range(4):
+        path = folder / f"part-{seed}.json.gz"
+        path.write_bytes(gzip.compress(trap_ndjson(seed, 600 + 150 * seed, litellm=seed % 2 == 1)))
+        paths.append(str(path))
+    return paths
+
+
+def test_parallel_document_equals_serial(tmp_path: Path) -> None:
+    logs = [str(p) for p in _logs(tmp_path)[::2]] + [str(tmp_path / "x.ndjson")]
+    (tmp_path / "x.ndjson").write_bytes(trap_ndjson(9, 500))
+    serial = scope_run(logs, preset="canonical", jobs=1)
+    both = scope_run(logs, preset="canonical", jobs=2)
+    assert both.result.counts.records_skipped > 0
+    assert both.result.model_dump(mode="json") == serial.result.model_dump(mode="json")
+    assert list(both.affected_rows()) == list(serial.affected_rows())
+
+
+def test_parallel_keeps_the_first_skipped_records_in_file_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("assess.scope.accumulator.SKIPPED_LISTED", 5)
+    logs = _logs(tmp_path)[::2]
+    serial = scope_run(logs, preset="canonical", jobs=1).result
+    both = scope_run(logs, preset="canonical", jobs=2).result
+    assert both.skipped == serial.skipped
+    assert both.skipped_listed == 5 < both.counts.records_skipped
+
+
+def test_a_worker_error_reaches_the_caller_with_its_advice(tmp_path: Path) -> None:
+    logs = _logs(tmp_path)[:2]
+    Path(logs[1]).write_bytes(b"")
+    Path(logs[0]).write_bytes(b"")
+    with pytest.raises(InputError, match="no record at all") as caught:
+        scope_run(logs, preset="canonical", jobs=2)
+    assert caught.value.advice
+
+
+def test_small_or_joined_runs_stay_serial(tmp_path: Path) -> None:
+    files = [Path(p) for p in _logs(tmp_path)]
+    canonical = get_preset("canonical")
+    assert parallel.workers(files, None, canonical) == 1  # a few KB: not worth a process
+    assert parallel.workers(files, 2, canonical) == 2
+    assert parallel.workers(files[:1], 0, canonical) == 1
+    assert parallel.workers(files, 3, get_preset("azure-apim")) == 1  # side table: serial
