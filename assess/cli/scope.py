@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -10,7 +12,8 @@ from rich.table import Table
 from assess.kernel.atomic import write_text_or_stdout
 from assess.kernel.errors import UsageError
 from assess.kernel.output import progress_bar, stderr_console, stdout_console, to_json
-from assess.scope.api import ScopeRun, scope_run
+from assess.scope.api import ScopeRun, scope_engine_run, scope_run
+from assess.scope.api import emit_sql as emit_query
 from assess.scope.ids import ids_csv_text, ids_rows
 from assess.scope.models import ScopeResult
 
@@ -27,6 +30,10 @@ Exit codes: 0 nothing affected or possibly affected; 1 affected or possibly affe
 found; 2 bad usage or input.
 
 Example: assess scope 'logs/*.ndjson.gz' --preset auto --ids-csv affected.csv --json scope.json
+
+Where the logs live: s3://bucket/prefix/**/*.json.gz, gs://... and https:// URLs are streamed.
+--emit-sql DIALECT writes the same scoping as a query for DuckDB, Spark, Athena, Trino or
+BigQuery; --from-engine-results FILE turns its exported result into this command's output.
 """
 
 
@@ -89,6 +96,12 @@ def render(result: ScopeResult, console: Console) -> None:
         )
     else:
         console.print("candidate foreign data: no response text logged for in-scope requests")
+    if result.engine is not None:
+        console.print(
+            f"engine: {result.engine.dialect} ran the scoping query (definition "
+            f"{result.engine.definition}); skipped records are counted by reason, without lines",
+            markup=False,
+        )
     if c.records_skipped:
         console.print(f"skipped {c.records_skipped:,} malformed records; first ones:")
         for skip in result.skipped[:10]:
@@ -131,7 +144,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command("scope", help=HELP)
     def scope_cmd(
-        logs: list[str] = typer.Argument(..., help="Log files or globs."),
+        logs: list[str] = typer.Argument(
+            None, help="Log files or globs (local, s3://, gs://, https://)."
+        ),
         incident: str = typer.Option("glm-5.3-kv-leak", "--incident", help="Advisory id."),
         preset: str = typer.Option("auto", "--preset", help="Preset id, YAML file, or auto."),
         mapping: list[str] = typer.Option(
@@ -174,11 +189,63 @@ def register(app: typer.Typer) -> None:
             help="Processes reading the files (0: one per core; default: one per core for "
             "several files of 64 MiB or more in all). The result is the same.",
         ),
+        emit_sql: str | None = typer.Option(
+            None,
+            "--emit-sql",
+            metavar="DIALECT",
+            help="Write the scoping query for an engine (duckdb, spark, athena, trino, "
+            "bigquery) to standard output instead of reading logs.",
+        ),
+        source_table: str = typer.Option(
+            "assess_logs", "--source-table", help="--emit-sql: the table of raw NDJSON lines."
+        ),
+        source_column: str = typer.Option(
+            "line", "--source-column", help="--emit-sql: its column holding one line."
+        ),
+        from_engine_results: str | None = typer.Option(
+            None,
+            "--from-engine-results",
+            metavar="FILE",
+            help="Scope the exported result (CSV, Parquet, JSON) of the --emit-sql query.",
+        ),
     ) -> None:
         if ids_csv == "-" and json_out == "-":
             raise UsageError(
                 "--ids-csv - and --json - would both write to standard output",
                 "Send one of them to a file.",
+            )
+        options: dict[str, Any] = {
+            "incident": incident,
+            "preset": preset,
+            "mapping": mapping,
+            "models": model,
+            "since": since,
+            "until": until,
+            "min_prompt_tokens": min_prompt_tokens,
+        }
+        if emit_sql is not None:
+            if from_engine_results is not None:
+                raise UsageError(
+                    "--emit-sql writes a query, --from-engine-results reads its result",
+                    "Give one of them.",
+                )
+            query = emit_query(
+                emit_sql, logs=logs or [], table=source_table, column=source_column, **options
+            )
+            typer.echo(query.sql, nl=False)
+            raise typer.Exit(0)
+        if from_engine_results is not None:
+            run = scope_engine_run(
+                from_engine_results,
+                platform_requests=platform_requests,
+                logs=logs or [],
+                **options,
+            )
+            _finish(run, ids_csv, json_out, False)
+        if not logs:
+            raise UsageError(
+                "scope: give LOGS (files or globs), --emit-sql DIALECT or --from-engine-results",
+                "Example: assess scope 'logs/*.ndjson.gz'",
             )
         with progress_bar("scope") as progress:
             run = scope_run(
@@ -195,14 +262,20 @@ def register(app: typer.Typer) -> None:
                 max_line_bytes=max_line_bytes,
                 jobs=jobs,
             )
-        result = run.result
-        if ids_csv is not None:
-            write_text_or_stdout(ids_csv, _ids_csv(run))
-        if json_out is not None:
-            write_text_or_stdout(json_out, to_json(result))
-        to_stdout = "-" in (json_out, ids_csv)
-        console = stderr_console() if to_stdout else stdout_console()
-        if explain:
-            render_reading(result, console)
-        render(result, console)
-        raise typer.Exit(result.exit_code)
+        _finish(run, ids_csv, json_out, explain)
+
+
+def _finish(run: ScopeRun, ids_csv: str | None, json_out: str | None, explain: bool) -> None:
+    """Write the ids CSV and JSON, print the tables (and how each file was read, with
+    ``explain``), exit with the result's code."""
+    result = run.result
+    if ids_csv is not None:
+        write_text_or_stdout(ids_csv, _ids_csv(run))
+    if json_out is not None:
+        write_text_or_stdout(json_out, to_json(result))
+    to_stdout = "-" in (json_out, ids_csv)
+    console = stderr_console() if to_stdout else stdout_console()
+    if explain:
+        render_reading(result, console)
+    render(result, console)
+    raise typer.Exit(result.exit_code)

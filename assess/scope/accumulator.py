@@ -173,6 +173,23 @@ class ScopeAccumulator:
         self.affected.extend(other.affected)
         self.unknown.extend(other.unknown)
 
+    def add_counts(
+        self,
+        read: int,
+        requests: int,
+        matched: int,
+        non_request: dict[str, int],
+        skipped: dict[str, int],
+    ) -> None:
+        """Count records whose rows are not added (an engine counted them): ``requests`` and
+        ``matched`` requests outside the window or model, and the records skipped by reason."""
+        self.read += read
+        self.requests += requests
+        self.matched += matched
+        self.non_request.update(non_request)
+        self.skip_reasons.update(skipped)
+        self.skipped_total += sum(skipped.values())
+
     def forget_masks(self) -> None:
         """Drop the masks kept for the last table seen (before pickling)."""
         self._last_mask = None

@@ -17,10 +17,11 @@ from assess.kernel.common import InputFile
 from assess.kernel.errors import InputError, UsageError
 from assess.kernel.output import ProgressCallback
 from assess.scope.accumulator import ScopeAccumulator
-from assess.scope.models import ScopeResult
+from assess.scope.models import ScopeFilter, ScopeResult
 
 if TYPE_CHECKING:
-    from assess.scope.logs import LogReader
+    from assess.scope.logs import LogReader, Preset
+    from assess.scope.sql import Query
 
 DEFAULT_INCIDENT = "glm-5.3-kv-leak"
 
@@ -84,21 +85,13 @@ def scope_run(
     jobs: int | None = None,
 ) -> ScopeRun:
     """Scope ``logs`` (files or globs) as `assess scope` does; see :func:`scope_logs`."""
-    from assess.advisories.catalogue import get_advisory
     from assess.scope.accumulator import require_evidence
-    from assess.scope.filter import make_filter
     from assess.scope.logs import open_logs, parse_map
 
     if isinstance(mapping, Mapping):
         mapping = [f"{name}={path}" for name, path in mapping.items()]
     maps = parse_map(list(mapping or []))
-    scope = make_filter(
-        get_advisory(incident),
-        list(models) if models else None,
-        parse_when(since, "--since"),
-        parse_when(until, "--until", True),
-        min_prompt_tokens,
-    )
+    scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
     acc = ScopeAccumulator(scope, keep_text=keep_text)
     reader = open_logs(
         [str(p) for p in logs],
@@ -184,6 +177,115 @@ def _read(
     merged, inputs = scope_parallel(work, processes, progress)
     acc.merge(merged)
     return inputs
+
+
+def _scope_filter(
+    incident: str,
+    models: Sequence[str] | None,
+    since: str | datetime | None,
+    until: str | datetime | None,
+    min_prompt_tokens: int | None,
+) -> ScopeFilter:
+    from assess.advisories.catalogue import get_advisory
+    from assess.scope.filter import make_filter
+
+    return make_filter(
+        get_advisory(incident),
+        list(models) if models else None,
+        parse_when(since, "--since"),
+        parse_when(until, "--until", True),
+        min_prompt_tokens,
+    )
+
+
+def _preset(
+    preset: str, mapping: Mapping[str, str] | Sequence[str] | None, logs: Sequence[str | Path]
+) -> Preset:
+    """The preset with ``--map`` applied; ``auto`` is detected from ``logs`` (a sample)."""
+    from assess.scope.logs import open_logs, parse_map
+    from assess.scope.logs.presets import get_preset
+
+    if isinstance(mapping, Mapping):
+        mapping = [f"{name}={path}" for name, path in mapping.items()]
+    maps = parse_map(list(mapping or []))
+    if preset != "auto":
+        return get_preset(preset).with_map(maps)
+    if not logs:
+        raise UsageError(
+            "--preset auto needs a log file to detect the gateway from",
+            "Give --preset ID (see README, presets), or a sample log file as LOGS.",
+        )
+    return open_logs([str(p) for p in logs], "auto", maps).preset
+
+
+def emit_sql(
+    dialect: str,
+    *,
+    logs: Sequence[str | Path] = (),
+    incident: str = DEFAULT_INCIDENT,
+    preset: str = "auto",
+    mapping: Mapping[str, str] | Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    min_prompt_tokens: int | None = None,
+    table: str = "assess_logs",
+    column: str = "line",
+) -> Query:
+    """Return the scoping query in ``dialect`` (duckdb, spark, athena, trino, bigquery) over
+    ``table(column)`` of raw NDJSON lines, for the same options as :func:`scope_logs`.
+
+    Raises:
+        UsageError: an unknown dialect, advisory or preset, ``auto`` without ``logs``, or a
+            preset with a joined side table.
+    """
+    from assess.scope.sql import scoping_query
+
+    scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
+    return scoping_query(_preset(preset, mapping, logs), scope, dialect, table, column)
+
+
+def scope_engine_run(
+    results: str | Path,
+    *,
+    incident: str = DEFAULT_INCIDENT,
+    preset: str = "auto",
+    mapping: Mapping[str, str] | Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    min_prompt_tokens: int | None = None,
+    platform_requests: int | None = None,
+    keep_text: bool = False,
+    logs: Sequence[str | Path] = (),
+) -> ScopeRun:
+    """Return the scope of an engine's result of the :func:`emit_sql` query (same options).
+
+    Raises:
+        InputError: a result that is not the query's, or of other options; no usable request.
+        UsageError: as :func:`emit_sql`.
+    """
+    from assess.scope.accumulator import require_evidence
+    from assess.scope.engine_results import result_preset, scope_engine_results
+
+    path = Path(results)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file", "Give the exported result of the query.")
+    scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
+    if preset == "auto" and not logs:  # the preset the query was emitted for
+        preset = result_preset(path) or preset
+    chosen = _preset(preset, mapping, logs)
+    acc, engine = scope_engine_results(path, chosen, scope, keep_text)
+    result = acc.result(chosen.id, [engine.results], platform_requests)
+    if result.breakdown.requests == 0 and result.counts.records_read:
+        raise InputError(
+            f"{path}: none of the {result.counts.records_read:,} records the engine read is a "
+            "usable request",
+            f"Check --preset (this query used {chosen.id}) and --map.",
+        )
+    require_evidence(result, chosen.id)
+    result = result.model_copy(update={"engine": engine})
+    return ScopeRun(result=result, files=[path], accumulator=acc)
 
 
 def scope_logs(

@@ -234,6 +234,16 @@ class FileReading(Model):
     fields: list[FieldReading]
 
 
+class EngineRun(Model):
+    """Where a result came from when an engine ran the scoping query (``--from-engine-results``)."""
+
+    dialect: str
+    definition: str = Field(description="Fingerprint of the preset and filter the query encodes")
+    query_sha256: str
+    query: str
+    results: InputFile
+
+
 class ScopeResult(Model):
     """The `assess scope --json` document (kind assess.scope)."""
 
@@ -255,4 +265,7 @@ class ScopeResult(Model):
     inputs: list[InputFile]
     reading: list[FileReading] = Field(
         default_factory=list, description="Per input file: the preset chosen and each field's path"
+    )
+    engine: EngineRun | None = Field(
+        default=None, description="Set when an engine ran the scoping query (--emit-sql)"
     )

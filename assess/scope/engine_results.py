@@ -1,0 +1,170 @@
+"""An engine's result of the scoping query (:mod:`assess.scope.sql`) turned into the scope document.
+
+The export (CSV with a header, Parquet, NDJSON or a JSON array; what DuckDB, Spark, Athena,
+Trino and BigQuery write) holds the in-scope rows and the totals. The rows go through the same
+:class:`~assess.scope.accumulator.ScopeAccumulator` as a local run's, the totals complete the
+conservation counts, so the JSON, tables, ids CSV and report are a local run's. Rows are taken in
+(timestamp, request id) order: an engine returns them in no particular order. Skipped records
+have no line numbers there, so only their counts by reason are listed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from assess.kernel.common import hash_file
+from assess.kernel.errors import InputError
+from assess.scope.accumulator import ScopeAccumulator
+from assess.scope.logs.presets import Preset
+from assess.scope.models import BATCH_SCHEMA, EngineRun, LogBatch, ScopeFilter
+from assess.scope.sql import RESULT_COLUMNS, fingerprint, scoping_query
+
+_INTEGERS = ("n", "timestamp_ns", "prompt_tokens")
+
+
+def read_results(path: Path) -> pa.Table:
+    """Return the result set in ``path`` with the query's columns (names case-insensitive).
+
+    Raises:
+        InputError: for a file that cannot be read, or that lacks a column of the query.
+    """
+    try:
+        table = _read(path)
+    except (OSError, pa.ArrowException, ValueError) as exc:
+        raise InputError(
+            f"{path}: cannot be read as the query's result ({str(exc).splitlines()[0]})",
+            "Export the whole result as CSV with a header, Parquet, NDJSON or a JSON array.",
+        ) from exc
+    table = table.rename_columns([name.lower() for name in table.column_names])
+    missing = [c for c in RESULT_COLUMNS if c not in table.column_names]
+    if missing:
+        raise InputError(
+            f"{path}: not the scoping query's result (no column {', '.join(missing)})",
+            "Run the query `assess scope --emit-sql` wrote and export its whole result.",
+        )
+    columns = {}
+    for name in RESULT_COLUMNS:
+        kind = pa.int64() if name in _INTEGERS else pa.large_string()
+        column = table.column(name)
+        if name in _INTEGERS and not pa.types.is_integer(column.type):
+            column = pc.cast(pc.cast(column, pa.float64()), pa.int64())  # "12.0" from some CSVs
+        columns[name] = pc.cast(column, kind)
+    return pa.table(columns)
+
+
+def _read(path: Path) -> pa.Table:
+    with path.open("rb") as handle:
+        head = handle.read(4096)
+    if head.startswith(b"PAR1"):
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path)
+    text = head.lstrip()
+    if text.startswith(b"["):
+        import orjson
+
+        return pa.Table.from_pylist(orjson.loads(path.read_bytes()))
+    if text.startswith(b"{"):
+        import pyarrow.json as pj
+
+        return pj.read_json(path)
+    import pyarrow.csv as pcsv
+
+    types = {name: pa.string() for name in RESULT_COLUMNS if name not in _INTEGERS}
+    types |= {name.upper(): pa.string() for name in types}
+    options = pcsv.ConvertOptions(column_types=types, strings_can_be_null=True)
+    return pcsv.read_csv(path, convert_options=options)
+
+
+def _totals(table: pa.Table, path: Path) -> dict[str, int]:
+    totals = table.filter(pc.equal(table.column("kind"), "total"))
+    found: Counter[str] = Counter()
+    for name, count in zip(
+        totals.column("name").to_pylist(), totals.column("n").to_pylist(), strict=True
+    ):
+        found[str(name)] += int(count or 0)
+    for name in ("records_read", "requests", "model_matched"):
+        if name not in found:
+            raise InputError(
+                f"{path}: the result has no '{name}' total",
+                "Export the whole result of the query, totals rows included.",
+            )
+    return dict(found)
+
+
+def result_preset(path: Path) -> str | None:
+    """Return the id of the preset the query in ``path``'s result was emitted for.
+
+    Raises:
+        InputError: as :func:`read_results`.
+    """
+    return _marker(_totals(read_results(path), path), "preset:")
+
+
+def _marker(totals: dict[str, int], prefix: str) -> str | None:
+    names = [name[len(prefix) :] for name in totals if name.startswith(prefix)]
+    return names[0] if len(names) == 1 else None
+
+
+def scope_engine_results(
+    path: Path, preset: Preset, scope: ScopeFilter, keep_text: bool = False
+) -> tuple[ScopeAccumulator, EngineRun]:
+    """Return the accumulator holding the engine's result and the record of the query.
+
+    Raises:
+        InputError: for a result that is not the query's, or one run with another preset or
+            filter than the options give now (the definition fingerprints differ).
+    """
+    table = read_results(path)
+    totals = _totals(table, path)
+    expected = fingerprint(preset, scope)
+    found, dialect = _marker(totals, "definition:"), _marker(totals, "dialect:")
+    if found != expected or dialect is None:
+        raise InputError(
+            f"{path}: the result is of a query for another preset or filter (definition "
+            f"{found or 'missing'}, these options give {expected})",
+            "Give the same --preset, --map, --incident, --model, --since, --until and "
+            "--min-prompt-tokens as to --emit-sql, or emit and run the query again.",
+        )
+    rows = table.filter(pc.equal(table.column("kind"), "row"))
+    rows = rows.sort_by([("timestamp_ns", "ascending"), ("request_id", "ascending")])
+    canon = pa.table(
+        {
+            name: rows.column("timestamp_ns" if name == "timestamp" else name)
+            for name in BATCH_SCHEMA.names
+        },
+        schema=BATCH_SCHEMA,
+    )
+    acc = ScopeAccumulator(scope, keep_text=keep_text)
+    acc.add(LogBatch(file=str(path), table=canon, records_read=0))
+    if acc.in_window != canon.num_rows:  # the query and the local rules disagree
+        raise InputError(
+            f"{path}: {canon.num_rows - acc.in_window:,} of the result's {canon.num_rows:,} rows "
+            "are not in scope by assess's own rules",
+            "Check that the result is of the query --emit-sql wrote for these options.",
+        )
+    acc.add_counts(
+        read=totals["records_read"],
+        requests=totals["requests"] - canon.num_rows,
+        matched=totals["model_matched"] - canon.num_rows,
+        non_request=_by_prefix(totals, "non_request:"),
+        skipped=_by_prefix(totals, "skip:"),
+    )
+    query = scoping_query(preset, scope, dialect).sql
+    run = EngineRun(
+        dialect=dialect,
+        definition=expected,
+        query_sha256=hashlib.sha256(query.encode()).hexdigest(),
+        query=query,
+        results=hash_file(path),
+    )
+    return acc, run
+
+
+def _by_prefix(totals: dict[str, int], prefix: str) -> dict[str, int]:
+    return {k[len(prefix) :]: v for k, v in totals.items() if k.startswith(prefix) and v}

@@ -1,0 +1,374 @@
+"""The scoping query for a distributed engine, from one definition, in each engine's dialect.
+
+One definition, written once here in DuckDB's SQL from the preset (field paths, non-request rules,
+timestamp format) and the filter (model names, window, threshold), is transpiled by sqlglot into
+Spark, Trino, Athena and BigQuery SQL; the one function sqlglot does not map (is this text JSON?)
+is rewritten per dialect (:data:`_JSON_VALID`). The query reads a table of raw NDJSON lines
+(``assess_logs(line)``, see README "Logs in object storage and warehouses") and mirrors the
+reference reader (:func:`assess.scope.logs.records.classify`) rule for rule: blank lines are not
+records; a line that is not a JSON object is skipped; a non-request rule's rows are counted by
+reason; no timestamp and no model, no timestamp, an unparseable timestamp or token count are
+skipped; the rest are requests. Timestamps become UTC nanoseconds by integer arithmetic on the ISO
+8601 fields or the epoch number (no session time zone is involved); model ids are normalised as
+:func:`assess.kernel.model_ids.normalise_model_id` does, by regular expressions.
+
+The result set is one table: ``kind = 'row'`` rows are the in-scope requests in the canonical
+schema (prompt and response only where the scoping needs them: tokens over the trigger or
+unknown), ``kind = 'total'`` rows carry ``name`` and ``n``: records read, requests, model matched,
+each skip and non-request reason, and constants naming the dialect and the definition's
+fingerprint (and the preset's id), which ``assess scope --from-engine-results`` checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from assess.kernel.errors import UsageError
+from assess.scope.logs.presets import Condition, Preset
+from assess.scope.logs.timestamps import datetime_to_ns
+from assess.scope.models import ScopeFilter
+
+#: ``--emit-sql`` dialects and sqlglot's name for each.
+DIALECTS = {
+    "duckdb": "duckdb",
+    "spark": "spark",
+    "athena": "athena",
+    "trino": "trino",
+    "bigquery": "bigquery",
+}
+SOURCE_TABLE = "assess_logs"
+#: Columns of the result set, in order.
+RESULT_COLUMNS = (
+    "kind",
+    "name",
+    "n",
+    "timestamp_ns",
+    "model",
+    "prompt_tokens",
+    "request_id",
+    "account_id",
+    "session_id",
+    "status",
+    "prompt",
+    "response",
+)
+_TEXT = ("request_id", "account_id", "session_id", "status", "prompt", "response")
+# assess.kernel.model_ids, as regular expressions (RE2, Java and DuckDB alike)
+_SUFFIX = r"^(.*?)(?:-v\d+:\d+|:\d+|:[a-z]+)?$"
+_PREFIX = r"^(?:(?:us|eu|apac|global|us-gov|jp|au|ca|zai|z-ai)\.)*(.+)$"
+# assess.scope.logs.timestamps._ISO with one group capturing at a time ({0}..{7} open a group)
+_ISO = (
+    r"^\s*{0}\d{{4}})-{1}\d{{2}})-{2}\d{{2}})(?:[Tt ]{3}\d{{2}}):{4}\d{{2}})"
+    r"(?::{5}\d{{2}})(?:[.,]{6}\d{{1,9}})\d*)?)?)?\s*{7}Z|z|UTC|[+-]\d{{2}}(?::?\d{{2}})?)?\s*$"
+)
+_ISO_PARTS = ("y", "mo", "d", "h", "mi", "s", "frac", "zone")
+_NUMBER = r"^\s*-?\d+(?:\.\d+)?\s*$"
+_INTEGER = r"^\s*-?\d+\s*$"
+_COUNT = r"^[0-9]+(?:\.0)?$"
+_DIGITS = r"^([0-9]+)"
+_NOT_BLANK = r"\S"
+_OBJECT = r"^\s*\{"
+_SCALE = {"epoch_s": 10**9, "epoch_ms": 10**6, "epoch_us": 10**3, "epoch_ns": 1}
+_MAX = (1 << 63) - 1
+
+
+@dataclass(frozen=True)
+class Query:
+    """A scoping query: its dialect, text, and the fingerprint of the definition it came from."""
+
+    dialect: str
+    sql: str
+    definition: str
+
+
+def lit(value: str) -> str:
+    """Return ``value`` as a SQL string literal (quotes escaped by sqlglot)."""
+    from sqlglot import exp
+
+    return exp.Literal.string(value).sql("duckdb")
+
+
+def json_path(path: str, flat: bool = False) -> str:
+    """Return the JSONPath of a dotted path (``a.0.b`` -> ``$.a[0].b``); ``flat``: one key."""
+    keys = [path] if flat else path.split(".")
+    out = "$"
+    for key in keys:
+        if key.isdigit() and not flat:
+            out += f"[{key}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            out += f".{key}"
+        else:
+            out += '."' + key.replace('"', '\\"') + '"'
+    return out
+
+
+def _extract(path: str) -> str:
+    """The text at ``path``; a key equal to the whole dotted path wins, as in get_path."""
+    nested = f"json_extract_string(line, {lit(json_path(path))})"
+    if "." not in path:
+        return nested
+    return f"COALESCE(json_extract_string(line, {lit(json_path(path, True))}), {nested})"
+
+
+def _first(paths: list[str]) -> str:
+    """The first of ``paths`` holding a value that is neither null nor empty, as text."""
+    if not paths:
+        return "CAST(NULL AS VARCHAR)"
+    return "COALESCE(" + ", ".join(f"NULLIF({_extract(p)}, '')" for p in paths) + ")"
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return lit(str(value).lower())
+    return lit(str(value))
+
+
+def _condition(when: Condition) -> str:
+    value = _extract(when.path)
+    if when.missing is not None:
+        absent = f"({value} IS NULL OR {value} = '')"
+        return absent if when.missing else f"NOT {absent}"
+    if when.in_ is not None:
+        items = [_scalar(v) for v in when.in_ if v is not None] or ["NULL"]
+        return f"{value} IN ({', '.join(items)})"
+    if when.not_in is not None:
+        items = [_scalar(v) for v in when.not_in if v is not None] or ["NULL"]
+        return f"({value} IS NOT NULL AND {value} NOT IN ({', '.join(items)}))"
+    return f"{value} = {_scalar(when.equals)}"
+
+
+def _non_request(preset: Preset) -> str:
+    if not preset.non_request:
+        return "CAST(NULL AS VARCHAR)"
+    cases = " ".join(f"WHEN {_condition(r.when)} THEN {lit(r.reason)}" for r in preset.non_request)
+    return f"CASE {cases} END"
+
+
+def _iso_part(index: int) -> str:
+    opens = ["(?:"] * len(_ISO_PARTS)
+    opens[index] = "("
+    pattern = _ISO.format(*opens)
+    return f"REGEXP_EXTRACT(ts_raw, {lit(pattern)}, 1)"
+
+
+def _epoch_ns(fmt: str) -> str:
+    """Nanoseconds of an epoch number's text ``ts_raw`` (unit by magnitude for ``auto``)."""
+    number = "TRY_CAST(TRIM(ts_raw) AS DOUBLE)"
+    if fmt in _SCALE:
+        scale = str(_SCALE[fmt])
+    else:
+        scale = (
+            f"CASE WHEN ABS({number}) < 1e11 THEN 1000000000 WHEN ABS({number}) < 1e14 "
+            f"THEN 1000000 WHEN ABS({number}) < 1e17 THEN 1000 ELSE 1 END"
+        )
+    whole = (
+        f"CASE WHEN ABS({number}) <= {_MAX} / ({scale}) "
+        f"THEN TRY_CAST(TRIM(ts_raw) AS BIGINT) * ({scale}) END"
+    )
+    return (
+        f"CASE WHEN REGEXP_MATCHES(ts_raw, {lit(_INTEGER)}) THEN {whole} "
+        f"WHEN ABS({number} * ({scale})) < 9e18 "
+        f"THEN CAST(ROUND({number} * ({scale})) AS BIGINT) END"
+    )
+
+
+def _iso_ns() -> str:
+    """Nanoseconds of the ISO 8601 parts (columns y, mo, d, h, mi, s, frac, zone), or NULL."""
+    leap = "((y % 4 = 0 AND y % 100 <> 0) OR y % 400 = 0)"
+    month_days = (
+        f"CASE WHEN mo IN (4, 6, 9, 11) THEN 30 WHEN mo = 2 THEN "
+        f"CASE WHEN {leap} THEN 29 ELSE 28 END ELSE 31 END"
+    )
+    digits = "REPLACE(SUBSTR(zone, 2), ':', '')"
+    zone_h = f"CAST(SUBSTR({digits}, 1, 2) AS BIGINT)"
+    zone_m = f"CAST(COALESCE(NULLIF(SUBSTR({digits}, 3, 2), ''), '0') AS BIGINT)"
+    named = "zone IS NULL OR zone IN ('', 'Z', 'z', 'UTC')"
+    offset = (
+        f"CASE WHEN {named} THEN 0 WHEN SUBSTR(zone, 1, 1) = '-' "
+        f"THEN -({zone_h} * 3600 + {zone_m} * 60) ELSE {zone_h} * 3600 + {zone_m} * 60 END"
+    )
+    valid = (
+        f"mo BETWEEN 1 AND 12 AND d BETWEEN 1 AND {month_days} AND h <= 23 AND mi <= 59 "
+        f"AND s <= 59 AND ({named} OR ({zone_h} <= 23 AND {zone_m} <= 59))"
+    )
+    # days from the civil date (H. Hinnant's algorithm; every operand here is >= 0)
+    yy = "(y - CASE WHEN mo <= 2 THEN 1 ELSE 0 END)"
+    era = f"FLOOR({yy} / 400)"
+    yoe = f"({yy} - {era} * 400)"
+    doy = "(FLOOR((153 * ((mo + 9) % 12) + 2) / 5) + d - 1)"
+    doe = f"({yoe} * 365 + FLOOR({yoe} / 4) - FLOOR({yoe} / 100) + {doy})"
+    days = f"({era} * 146097 + {doe} - 719468)"
+    seconds = f"({days} * 86400 + h * 3600 + mi * 60 + s - ({offset}))"
+    return f"CASE WHEN {valid} THEN CAST({seconds} AS BIGINT) * 1000000000 + frac END"
+
+
+def _tokens() -> tuple[str, str]:
+    """(prompt tokens or NULL for unknown, whether the count is accepted) from ``tok_raw``."""
+    text = "REPLACE(TRIM(tok_raw), '_', '')"
+    whole = f"TRY_CAST(REGEXP_EXTRACT({text}, {lit(_DIGITS)}, 1) AS BIGINT)"
+    shaped = f"REGEXP_MATCHES({text}, {lit(_COUNT)})"
+    return f"NULLIF({whole}, 0)", f"(tok_raw IS NULL OR ({shaped} AND {whole} IS NOT NULL))"
+
+
+def _model(column: str) -> str:
+    """The normalised model id of ``column`` (see assess.kernel.model_ids)."""
+    last = f"REGEXP_EXTRACT(LOWER(TRIM({column})), {lit('([^/]*)$')}, 1)"
+    bare = f"REGEXP_EXTRACT({last}, {lit(_SUFFIX)}, 1)"
+    kept = f"CASE WHEN {bare} = '' THEN {last} ELSE {bare} END"
+    return f"REGEXP_EXTRACT({kept}, {lit(_PREFIX)}, 1)"
+
+
+def definition(preset: Preset, scope: ScopeFilter, table: str, column: str) -> str:
+    """Return the one definition: the scoping query in DuckDB's SQL."""
+    if preset.join is not None:
+        raise UsageError(
+            f"--emit-sql: preset {preset.id} joins a side table, which the query does not do",
+            "Scope these logs with `assess scope` on the files.",
+        )
+    fields = preset.fields
+    fmt = preset.timestamp_format
+    tokens, tokens_ok = _tokens()
+    parts = ", ".join(f"{_iso_part(i)} AS {name}_text" for i, name in enumerate(_ISO_PARTS))
+    numbers = ", ".join(
+        f"TRY_CAST(COALESCE(NULLIF({name}_text, ''), '0') AS BIGINT) AS {name}"
+        for name in ("y", "mo", "d", "h", "mi", "s")
+    )
+    epoch = _epoch_ns(fmt) if fmt != "iso" else "CAST(NULL AS BIGINT)"
+    iso = _iso_ns() if fmt in ("auto", "iso") else "CAST(NULL AS BIGINT)"
+    names = ", ".join(lit(n) for n in scope.model_names)
+    since, until = datetime_to_ns(scope.since), datetime_to_ns(scope.until)
+    texts = ", ".join(f"CASE WHEN ok THEN {_first(fields.get(n, []))} END AS {n}" for n in _TEXT)
+    return f"""
+WITH src AS (
+  SELECT {column} AS line FROM {table} WHERE REGEXP_MATCHES({column}, {lit(_NOT_BLANK)})
+), parsed AS (
+  SELECT line, JSON_VALID(line) AND REGEXP_MATCHES(line, {lit(_OBJECT)}) AS ok FROM src
+), f AS (
+  SELECT ok,
+    CASE WHEN ok THEN {_non_request(preset)} END AS non_request,
+    CASE WHEN ok THEN json_extract(line, '$.error') END AS error,
+    CASE WHEN ok THEN {_first(fields["timestamp"])} END AS ts_raw,
+    CASE WHEN ok THEN {_first(fields["model"])} END AS model_raw,
+    CASE WHEN ok THEN {_first(fields.get("prompt_tokens", []))} END AS tok_raw,
+    {texts}
+  FROM parsed
+), iso_text AS (
+  SELECT *, REGEXP_MATCHES(ts_raw, {lit(_NUMBER)}) AS is_number, {parts} FROM f
+), iso AS (
+  SELECT *, {numbers},
+    CAST(RPAD(COALESCE(frac_text, ''), 9, '0') AS BIGINT) AS frac,
+    NULLIF(zone_text, '') AS zone
+  FROM iso_text
+), typed AS (
+  SELECT *,
+    CASE WHEN is_number THEN {epoch} WHEN y_text <> '' THEN {iso} END AS ts_ns,
+    {tokens} AS prompt_tokens, {tokens_ok} AS tokens_ok, {_model("model_raw")} AS model_id
+  FROM iso
+), c AS (
+  SELECT *,
+    CASE WHEN NOT ok THEN 'skip:not a JSON object'
+      WHEN non_request IS NOT NULL THEN 'non_request:' || non_request
+      WHEN ts_raw IS NULL AND model_raw IS NULL AND error IS NOT NULL
+        THEN 'skip:error envelope, not a request record'
+      WHEN ts_raw IS NULL AND model_raw IS NULL
+        THEN 'skip:no timestamp and no model: not a request record'
+      WHEN ts_raw IS NULL THEN 'skip:missing timestamp'
+      WHEN ts_ns IS NULL THEN 'skip:unparseable timestamp'
+      WHEN NOT tokens_ok THEN 'skip:unparseable prompt_tokens'
+      ELSE 'request' END AS outcome,
+    COALESCE(model_id IN ({names}), FALSE) AS matched
+  FROM typed
+), kept AS (
+  SELECT * FROM c WHERE outcome = 'request' AND matched AND ts_ns BETWEEN {since} AND {until}
+)
+SELECT 'row' AS kind, CAST(NULL AS VARCHAR) AS name, CAST(NULL AS BIGINT) AS n,
+  ts_ns AS timestamp_ns, model_raw AS model, prompt_tokens, request_id, account_id, session_id,
+  status,
+  CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {scope.min_prompt_tokens} THEN prompt END
+    AS prompt,
+  CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {scope.min_prompt_tokens} THEN response END
+    AS response
+FROM kept
+UNION ALL
+SELECT 'total', name, n, {_nulls()}
+FROM (
+  SELECT 'records_read' AS name, COUNT(*) AS n FROM c
+  UNION ALL SELECT 'requests', COUNT(*) FROM c WHERE outcome = 'request'
+  UNION ALL SELECT 'model_matched', COUNT(*) FROM c WHERE outcome = 'request' AND matched
+  UNION ALL SELECT outcome, COUNT(*) FROM c WHERE outcome <> 'request' GROUP BY outcome
+  UNION ALL SELECT {{marker}}, 0
+) AS totals
+"""
+
+
+def _nulls() -> str:
+    types = {"timestamp_ns": "BIGINT", "prompt_tokens": "BIGINT"}
+    return ", ".join(f"CAST(NULL AS {types.get(name, 'VARCHAR')})" for name in RESULT_COLUMNS[3:])
+
+
+def fingerprint(preset: Preset, scope: ScopeFilter) -> str:
+    """Return the fingerprint (16 hex digits) of what the query depends on."""
+    text = json.dumps(
+        {"preset": preset.model_dump(mode="json"), "filter": scope.model_dump(mode="json")},
+        sort_keys=True,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _json_valid(dialect: str) -> Callable[[Any], Any]:
+    """Return the sqlglot rewrite of JSON_VALID(x) for ``dialect`` (sqlglot maps none)."""
+    from sqlglot import exp, parse_one
+
+    forms = {
+        "spark": "GET_JSON_OBJECT(x, '$') IS NOT NULL",
+        "trino": "TRY(JSON_PARSE(x)) IS NOT NULL",
+        "athena": "TRY(JSON_PARSE(x)) IS NOT NULL",
+        "bigquery": "SAFE.PARSE_JSON(x) IS NOT NULL",
+    }
+
+    def rewrite(node: Any) -> Any:
+        if dialect not in forms or not isinstance(node, exp.Anonymous):
+            return node
+        if node.name.upper() != "JSON_VALID":
+            return node
+        argument = node.expressions[0]
+        form = parse_one(forms[dialect], read=DIALECTS[dialect])
+        return form.transform(
+            lambda n: argument.copy() if isinstance(n, exp.Column) and n.name == "x" else n
+        )
+
+    return rewrite
+
+
+def scoping_query(
+    preset: Preset,
+    scope: ScopeFilter,
+    dialect: str,
+    table: str = SOURCE_TABLE,
+    column: str = "line",
+) -> Query:
+    """Return the scoping query in ``dialect`` over ``table(column)`` of raw NDJSON lines.
+
+    Raises:
+        UsageError: for an unknown dialect or a preset the query cannot express (a join).
+    """
+    import sqlglot
+
+    if dialect not in DIALECTS:
+        raise UsageError(
+            f"--emit-sql '{dialect}': no such dialect", f"Use one of: {', '.join(DIALECTS)}."
+        )
+    mark = fingerprint(preset, scope)
+    marker = ", 0 UNION ALL SELECT ".join(
+        lit(m) for m in (f"definition:{mark}", f"dialect:{dialect}", f"preset:{preset.id}")
+    )
+    source = definition(preset, scope, table, column).replace("{marker}", marker)
+    tree = sqlglot.parse_one(source, read="duckdb")
+    tree = tree.transform(_json_valid(dialect))
+    text = tree.sql(dialect=DIALECTS[dialect], pretty=True)
+    return Query(dialect=dialect, sql=text + "\n", definition=mark)

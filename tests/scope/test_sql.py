@@ -1,0 +1,127 @@
+"""The scoping query run by DuckDB gives `assess scope`'s counts and ids exactly.
+
+Logs generated with traps (tests/scope/traplogs.py) are scoped locally, and by DuckDB running the
+query of --emit-sql over the raw lines; --from-engine-results turns DuckDB's export into the
+document. The session time zone is set away from UTC on purpose: the query must not depend on it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlglot
+
+from assess.advisories.catalogue import get_advisory
+from assess.kernel.errors import InputError, UsageError
+from assess.scope.accumulator import make_filter
+from assess.scope.api import emit_sql, scope_engine_run, scope_run
+from assess.scope.logs.presets import get_preset
+from assess.scope.sql import DIALECTS, scoping_query
+from tests.scope.traplogs import trap_ndjson
+
+duckdb = pytest.importorskip("duckdb")
+
+#: How each engine's rows compare with the local run's: ids as sets (engines keep no order),
+#: skip reasons by total (the query names a reason's kind, not the value).
+SAME = ("records_read", "records_skipped", "non_request_records", "model_matched", "in_window")
+
+
+def lines_view(con: Any, path: Path) -> None:
+    """Make ``assess_logs(line)`` over an NDJSON file (gzip or not), as the README shows."""
+    con.execute(
+        f"CREATE OR REPLACE VIEW assess_logs AS SELECT line FROM read_csv('{path}', "
+        "columns={'line': 'VARCHAR'}, header=false, delim=chr(1), quote='', escape='', "
+        "auto_detect=false)"
+    )
+
+
+def assert_same(engine: dict[str, Any], local: dict[str, Any]) -> None:
+    """The engine's document says what the local one says, up to row order and reason text."""
+    assert engine["counts"] == local["counts"]
+    assert engine["breakdown"]["requests"] == local["breakdown"]["requests"]
+    assert engine["breakdown"]["non_request_reasons"] == local["breakdown"]["non_request_reasons"]
+    for part in ("affected", "possibly_affected"):
+        assert sorted(engine[part]["request_ids"]) == sorted(local[part]["request_ids"])
+    assert engine["per_day"] == local["per_day"]
+    assert engine["status"] == local["status"]
+    assert engine["disclosed"] == local["disclosed"]
+    assert sorted(engine["affected"]["accounts"], key=str) == sorted(
+        local["affected"]["accounts"], key=str
+    )
+
+
+@pytest.mark.parametrize("preset", ["canonical", "litellm"])
+def test_duckdb_runs_the_query_to_the_local_answer(tmp_path: Path, preset: str) -> None:
+    logs = tmp_path / "logs.json.gz"
+    logs.write_bytes(gzip.compress(trap_ndjson(21, 2500, litellm=preset == "litellm")))
+    local = scope_run([str(logs)], preset=preset).result.model_dump(mode="json")
+    query = emit_sql("duckdb", preset=preset)
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'America/New_York'")
+    lines_view(con, logs)
+    out = tmp_path / "result.parquet"
+    con.execute(f"COPY ({query.sql}) TO '{out}' (FORMAT parquet)")
+    run = scope_engine_run(out, preset=preset)
+    doc = run.result.model_dump(mode="json")
+    assert local["counts"]["records_skipped"] and local["counts"]["unknown_tokens"]
+    assert_same(doc, local)
+    assert doc["engine"]["dialect"] == "duckdb" and doc["engine"]["query"] == query.sql
+    assert doc["inputs"][0]["path"] == str(out)
+
+
+def test_cli_emits_the_query_and_reads_a_csv_export(tmp_path: Path, run_cli: Any) -> None:
+    logs = tmp_path / "logs.ndjson"
+    logs.write_bytes(trap_ndjson(22, 1200))
+    emitted = run_cli("scope", "--emit-sql", "duckdb", str(logs))  # the preset detected: auto
+    assert emitted.exit_code == 0
+    con = duckdb.connect()
+    lines_view(con, logs)
+    out = tmp_path / "result.csv"
+    con.execute(f"COPY ({emitted.stdout}) TO '{out}' (HEADER)")
+    doc_path, local_path = tmp_path / "engine.json", tmp_path / "local.json"
+    ids = tmp_path / "ids.csv"
+    engine = run_cli(
+        "scope", "--from-engine-results", str(out), "--json", str(doc_path), "--ids-csv", str(ids)
+    )
+    local = run_cli("scope", str(logs), "--json", str(local_path))
+    assert engine.exit_code == local.exit_code == 1
+    assert "engine: duckdb ran the scoping query" in engine.stdout
+    assert_same(json.loads(doc_path.read_text()), json.loads(local_path.read_text()))
+    assert ids.read_text().count("\n") > 10
+
+
+def test_results_of_other_options_are_refused(tmp_path: Path) -> None:
+    logs = tmp_path / "logs.ndjson"
+    logs.write_bytes(trap_ndjson(23, 300))
+    con = duckdb.connect()
+    lines_view(con, logs)
+    out = tmp_path / "result.csv"
+    con.execute(f"COPY ({emit_sql('duckdb', preset='canonical').sql}) TO '{out}' (HEADER)")
+    with pytest.raises(InputError, match="another preset or filter"):
+        scope_engine_run(out, preset="canonical", min_prompt_tokens=10)
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match="not the scoping query's result"):
+        scope_engine_run(tmp_path / "other.csv", preset="canonical")
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_every_dialect_is_generated_from_the_one_definition(dialect: str) -> None:
+    scope = make_filter(get_advisory("glm-5.3-kv-leak"))
+    query = scoping_query(get_preset("litellm"), scope, dialect)
+    assert sqlglot.parse_one(query.sql, read=DIALECTS[dialect]) is not None  # valid SQL there
+    assert "call_mcp_tool" in query.sql and "681280" in query.sql
+    assert "JSON_VALID" not in query.sql.upper() or dialect == "duckdb"
+    assert query.definition == scoping_query(get_preset("litellm"), scope, "duckdb").definition
+
+
+def test_auto_without_logs_and_a_join_preset_are_usage_errors() -> None:
+    with pytest.raises(UsageError, match="needs a log file"):
+        emit_sql("spark")
+    with pytest.raises(UsageError, match="joins a side table"):
+        emit_sql("spark", preset="azure-apim")
+    with pytest.raises(UsageError, match="no such dialect"):
+        emit_sql("oracle", preset="canonical")
