@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-test
 
-.PHONY: demo test lint typecheck bench readme-images clean
+.PHONY: demo test lint typecheck bench readme-images clean jvm
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy assess
 
-test: lint typecheck
+# The Spark tests need a JVM: installed from the distribution's packages where missing and
+# possible (root with apt-get); otherwise they are skipped and say why.
+jvm:
+	@command -v java >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && apt-get install -y -qq default-jre-headless >/dev/null 2>&1; } || true
+
+test: lint typecheck jvm
 	$(BIN)/pytest -q
 
 bench: $(STAMP)

@@ -25,6 +25,7 @@ from assess.scope.models import BATCH_SCHEMA, EngineRun, LogBatch, ScopeFilter
 from assess.scope.sql import RESULT_COLUMNS, fingerprint, scoping_query
 
 _INTEGERS = ("n", "timestamp_ns", "prompt_tokens")
+_OUTCOMES = ("request", "skip", "non_request")
 
 
 def read_results(path: Path) -> pa.Table:
@@ -88,12 +89,15 @@ def _totals(table: pa.Table, path: Path) -> dict[str, int]:
         totals.column("name").to_pylist(), totals.column("n").to_pylist(), strict=True
     ):
         found[str(name)] += int(count or 0)
-    for name in ("records_read", "requests", "model_matched"):
-        if name not in found:
-            raise InputError(
-                f"{path}: the result has no '{name}' total",
-                "Export the whole result of the query, totals rows included.",
-            )
+    if not any(name.startswith("definition:") for name in found):
+        raise InputError(
+            f"{path}: the result has no totals rows",
+            "Export the whole result of the query, totals rows included.",
+        )
+    outcomes = {k: v for k, v in found.items() if k.split(":", 1)[0] in _OUTCOMES}
+    found["records_read"] = sum(outcomes.values())
+    found["model_matched"] = found.get("request:matched", 0)
+    found["requests"] = found["model_matched"] + found.get("request:other", 0)
     return dict(found)
 
 

@@ -14,9 +14,10 @@ skipped; the rest are requests. Timestamps become UTC nanoseconds by integer ari
 
 The result set is one table: ``kind = 'row'`` rows are the in-scope requests in the canonical
 schema (prompt and response only where the scoping needs them: tokens over the trigger or
-unknown), ``kind = 'total'`` rows carry ``name`` and ``n``: records read, requests, model matched,
-each skip and non-request reason, and constants naming the dialect and the definition's
-fingerprint (and the preset's id), which ``assess scope --from-engine-results`` checks.
+unknown), ``kind = 'total'`` rows carry ``name`` and ``n``: the records of each outcome (a skip or
+non-request reason, or a request whose model matched or not: one aggregation, so an engine that
+does not keep a CTE's result reads the lines twice, not once per total), and constants naming
+the dialect, the definition's fingerprint and the preset, which ``--from-engine-results`` checks.
 """
 
 from __future__ import annotations
@@ -297,10 +298,12 @@ FROM kept
 UNION ALL
 SELECT 'total', name, n, {_nulls()}
 FROM (
-  SELECT 'records_read' AS name, COUNT(*) AS n FROM c
-  UNION ALL SELECT 'requests', COUNT(*) FROM c WHERE outcome = 'request'
-  UNION ALL SELECT 'model_matched', COUNT(*) FROM c WHERE outcome = 'request' AND matched
-  UNION ALL SELECT outcome, COUNT(*) FROM c WHERE outcome <> 'request' GROUP BY outcome
+  SELECT
+    CASE WHEN outcome <> 'request' THEN outcome WHEN matched THEN 'request:matched'
+      ELSE 'request:other' END AS name,
+    COUNT(*) AS n
+  FROM c
+  GROUP BY 1
   UNION ALL SELECT {{marker}}, 0
 ) AS totals
 """

@@ -88,3 +88,35 @@ def http_root(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[object]:
+    """One local Spark (``local[2]``) for the test session; skipped when there is no JVM."""
+    import shutil
+
+    pytest.importorskip("pyspark")
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        pytest.skip("no Java runtime: install a JDK 17+ (apt-get install openjdk-17-jre-headless)")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("assess-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        # a short-lived JVM: C1 compiles only (measured: 120 s -> 63 s for the first two
+        # queries on two busy cores; most of it is warming the JVM, not running the query)
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        # not UTC on purpose: the query must not depend on the session's time zone
+        .config("spark.sql.session.timeZone", "America/New_York")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()

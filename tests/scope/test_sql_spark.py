@@ -1,0 +1,36 @@
+"""The scoping query run by Spark (local[2]) gives `assess scope`'s counts and ids exactly.
+
+Spark reads the gzip NDJSON as text (one row per line), runs the query --emit-sql spark wrote,
+and writes Parquet; --from-engine-results turns that into the document compared with the local
+run's. One Spark session serves the test session (tests/scope/conftest.py); the data is small.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assess.scope.api import emit_sql, scope_engine_run, scope_run
+from tests.scope.test_sql import assert_same
+from tests.scope.traplogs import trap_ndjson
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["canonical", "litellm"])
+def test_spark_runs_the_query_to_the_local_answer(tmp_path: Path, spark: Any, preset: str) -> None:
+    logs = tmp_path / "logs.json.gz"
+    logs.write_bytes(gzip.compress(trap_ndjson(31, 1500, litellm=preset == "litellm")))
+    local = scope_run([str(logs)], preset=preset).result.model_dump(mode="json")
+    query = emit_sql("spark", preset=preset)
+    lines = spark.read.text(str(logs)).withColumnRenamed("value", "line")
+    lines.createOrReplaceTempView("assess_logs")
+    out = tmp_path / "result"
+    spark.sql(query.sql).coalesce(1).write.parquet(str(out))
+    (part,) = out.glob("part-*.parquet")
+    doc = scope_engine_run(part, preset=preset).result.model_dump(mode="json")
+    assert local["counts"]["records_skipped"] and local["counts"]["unknown_tokens"]
+    assert_same(doc, local)
+    assert doc["engine"]["dialect"] == "spark"
