@@ -178,3 +178,27 @@ def test_read_ahead_is_bounded_and_sniffing_fetches_one_small_piece() -> None:
     assert len(got) == remote.HEAD + 10
     stream.close()
     assert 2 <= len(pulled) <= remote.AHEAD + 3  # bounded, not the whole object
+
+
+def test_parquet_in_s3_is_read_by_random_access(
+    tmp_path: Path, s3_endpoint: str, s3_bucket: str
+) -> None:
+    from tests.scope.helpers import write
+    from tests.scope.traplogs import trap_lines
+
+    records = []
+    for line in trap_lines(13, 600):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and not isinstance(value.get("prompt_tokens"), (str, bool)):
+            if not isinstance(value.get("timestamp"), int):  # one type per Parquet column
+                records.append(value)
+    path = write(tmp_path / "x.parquet", records, "parquet")
+    put_object(s3_endpoint, s3_bucket, "pq/x.parquet", path.read_bytes())
+    near = scope_run([str(path)], preset="canonical").result
+    far = scope_run([f"s3://{s3_bucket}/pq/x.parquet"], preset="canonical").result
+    assert far.counts == near.counts and near.counts.over_threshold
+    assert far.affected.request_ids == near.affected.request_ids
+    assert far.inputs[0].sha256 == near.inputs[0].sha256

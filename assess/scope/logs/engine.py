@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import pyarrow as pa
 
-from assess.kernel.common import InputFile, hash_file
+from assess.kernel.common import InputFile
 from assess.kernel.output import ProgressCallback
 from assess.scope.logs import envelopes, formats
 from assess.scope.logs.presets import Preset
@@ -33,6 +33,8 @@ from assess.scope.logs.readers.base import (
 from assess.scope.logs.readers.base import Builder as _Builder
 from assess.scope.logs.readers.registry import READERS
 from assess.scope.logs.records import side_fields
+from assess.scope.logs.remote import evidence as file_evidence
+from assess.scope.logs.remote import parquet_source
 from assess.scope.logs.sources import (
     MAX_LINE_BYTES,
     HashingReader,
@@ -140,8 +142,10 @@ class LogReader:
         kind = sniff_compression(path)
         name = str(path)
         if kind == "parquet":
-            yield from READERS["parquet"].batches(Source(name, path), self._context())
-            evidence = hash_file(path)
+            # a remote Parquet file is opened for random access (RemoteFile stands in for a Path)
+            source = Source(name, cast(Path, parquet_source(path)))
+            yield from READERS["parquet"].batches(source, self._context())
+            evidence = file_evidence(path)
             self.inputs.append(evidence)
             self._done += evidence.bytes
             self._report(None)
@@ -165,7 +169,8 @@ class LogReader:
         """Yield ``(line, record or Bad)`` of ``path`` by the reference path (no hashing kept)."""
         kind = sniff_compression(path)
         if kind == "parquet":
-            yield from READERS["parquet"].records(Source(str(path), path), self._context())
+            source = Source(str(path), cast(Path, parquet_source(path)))
+            yield from READERS["parquet"].records(source, self._context())
             return
         raw = HashingReader(path)
         try:

@@ -17,6 +17,7 @@ where a presigned URL carries its signature.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import re
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from assess.kernel.common import InputFile, hash_file
 from assess.kernel.errors import InputError
 
 SCHEMES = ("s3", "gs", "gcs", "http", "https")
@@ -387,3 +389,24 @@ def expand_logs(patterns: Sequence[str]) -> list[Path | RemoteFile]:
         files = expand_remote(pattern) if is_remote(pattern) else expand_inputs([pattern])
         found.extend(f for f in files if f not in found)
     return found
+
+
+def parquet_source(path: Path | RemoteFile) -> Any:
+    """Return what pyarrow opens a Parquet file from: the path, or a remote random-access file."""
+    return path.open_random() if isinstance(path, RemoteFile) else path
+
+
+def evidence(path: Path | RemoteFile) -> InputFile:
+    """Return the size and SHA-256 of a file read by path (Parquet), local or remote.
+
+    Raises:
+        InputError: if the file cannot be read.
+    """
+    if not isinstance(path, RemoteFile):
+        return hash_file(path)
+    digest, size = hashlib.sha256(), 0
+    with path.open() as handle:
+        while block := handle.read(CHUNK):
+            digest.update(block)
+            size += len(block)
+    return InputFile(path=path.display, bytes=size, sha256=digest.hexdigest())
