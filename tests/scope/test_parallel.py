@@ -53,10 +53,14 @@ def test_a_worker_error_reaches_the_caller_with_its_advice(tmp_path: Path) -> No
     assert caught.value.advice
 
 
-def test_small_or_joined_runs_stay_serial(tmp_path: Path) -> None:
+def test_small_or_joined_runs_stay_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = [Path(p) for p in _logs(tmp_path)]
     canonical = get_preset("canonical")
     assert parallel.workers(files, None, canonical) == 1  # a few KB: not worth a process
+    monkeypatch.setattr(parallel, "MIN_BYTES", 0)
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda _: set(range(8)), raising=False)
+    assert parallel.workers(files, None, canonical) == 4  # one per two cores
+    assert parallel.workers(files, 0, canonical) == 4  # one per core, at most one per file
     assert parallel.workers(files, 2, canonical) == 2
     assert parallel.workers(files[:1], 0, canonical) == 1
     assert parallel.workers(files, 3, get_preset("azure-apim")) == 1  # side table: serial

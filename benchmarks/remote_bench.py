@@ -1,0 +1,129 @@
+"""Time `assess scope` over many files (serial vs parallel) and over S3 (loopback) vs local.
+
+Generates FILES seeded canonical NDJSON.gz logs of ROWS rows each (scope_bench.generate), then
+runs `assess scope` in fresh processes: one file alone; all files with --jobs 1; all files with
+--jobs 0 (one process per core); all files from s3:// on a moto server on 127.0.0.1, --jobs 1.
+Checks that every run gives the same document (the file names aside) and prints seconds, the
+ratio of each to one file's time, and the machine.
+
+    python benchmarks/remote_bench.py --files 4 --rows 1000000 [--keep DIR]
+
+Needs the test extra (moto[server], boto3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scope_bench import generate  # noqa: E402
+
+FAKE = {
+    "AWS_ACCESS_KEY_ID": "bench",
+    "AWS_SECRET_ACCESS_KEY": "bench",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+def _scope(logs: list[str], out: Path, env: dict[str, str], *options: str) -> float:
+    """Run `assess scope` on ``logs``; return wall seconds (the exit code 1 means affected)."""
+    cmd = [sys.executable, "-m", "assess", "scope", *logs, "--preset", "canonical"]
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [*cmd, *options, "--json", str(out)], capture_output=True, text=True, env=env, check=False
+    )
+    seconds = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd[:6])} failed:\n{proc.stderr[-3000:]}")
+    return seconds
+
+
+def _same(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document without file names (local path vs URL)."""
+    doc = dict(doc)
+    doc["inputs"] = [{k: v for k, v in i.items() if k != "path"} for i in doc["inputs"]]
+    doc["skipped"] = [{k: v for k, v in s.items() if k != "file"} for s in doc["skipped"]]
+    return doc
+
+
+def _moto(logs: list[Path]) -> tuple[Any, dict[str, str]]:
+    """Start moto on a free loopback port, upload ``logs``; return (server, environment)."""
+    import logging
+
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    env = {**os.environ, **FAKE, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}
+    client = boto3.client(
+        "s3",
+        endpoint_url=env["AWS_ENDPOINT_URL"],
+        **{k.lower(): v for k, v in FAKE.items() if "KEY" in k},
+    )
+    client.create_bucket(Bucket="bench")
+    for log in logs:
+        client.upload_file(str(log), "bench", f"logs/{log.name}")
+    return server, env
+
+
+def main() -> None:
+    """Generate the logs, time the runs, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=4)
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()))
+    args = parser.parse_args()
+    logs = []
+    for seed in range(args.files):
+        log = args.keep / f"remote-bench-{args.rows}-{seed}.ndjson.gz"
+        if not log.exists():
+            print(f"generating {args.rows:,} rows -> {log}", flush=True)
+            generate(log, args.rows, seed=seed + 1)
+        logs.append(log)
+    size = sum(log.stat().st_size for log in logs) / 1e6
+    print(
+        f"{args.files} x {args.rows:,} rows, {size:,.0f} MB; {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
+        flush=True,
+    )
+    env = dict(os.environ)
+    out = {name: args.keep / f"remote-bench-{name}.json" for name in ("one", "serial", "par", "s3")}
+    times = {"one file": _scope([str(logs[0])], out["one"], env, "--jobs", "1")}
+    local = [str(log) for log in logs]
+    times["all, --jobs 1"] = _scope(local, out["serial"], env, "--jobs", "1")
+    times["all, --jobs 0"] = _scope(local, out["par"], env, "--jobs", "0")
+    server, s3_env = _moto(logs)
+    try:
+        times["all from s3://, --jobs 1"] = _scope(
+            ["s3://bench/logs/*.ndjson.gz"], out["s3"], s3_env, "--jobs", "1"
+        )
+    finally:
+        server.stop()
+    docs = {
+        name: _same(json.loads(path.read_text())) for name, path in out.items() if name != "one"
+    }
+    assert docs["serial"] == docs["par"] == docs["s3"], "the runs disagree"
+    one = times["one file"]
+    print(f"{'run':<28} {'seconds':>8} {'x one file':>11}")
+    for name, seconds in times.items():
+        print(f"{name:<28} {seconds:8.1f} {seconds / one:11.2f}")
+    print("same document from all runs: yes")
+
+
+if __name__ == "__main__":
+    main()
