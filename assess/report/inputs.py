@@ -364,10 +364,29 @@ def _scope(
 
     assert req.incident is not None  # validate_request
     run = run_scope(req.logs, req.incident, req.preset, req.include_prompts, req.progress)
-    inputs.extend(input_record(f, "logs", req.cwd) for f in run.files)
+    inputs.extend(_log_inputs(run.files, run.document.get("inputs", []), req.cwd))
     view = ScopeView.model_validate(run.document)
     preset = run.document.get("preset")
     return view, preset if isinstance(preset, str) else None, run.rows
+
+
+def _log_inputs(files: Sequence[Path], read: list[Any], cwd: Path) -> list[ReportInput]:
+    """The logs as inputs: a local file hashed again, a URL (s3://, gs://, https://) by the
+    evidence scope took while reading it (it is not fetched twice)."""
+    from assess.scope.logs.remote import RemoteFile
+
+    records = []
+    for index, path in enumerate(files):
+        if isinstance(path, RemoteFile) and index < len(read):
+            evidence = read[index]
+            records.append(
+                ReportInput(
+                    role="logs", path=str(path), bytes=evidence["bytes"], sha256=evidence["sha256"]
+                )
+            )
+        else:
+            records.append(input_record(path, "logs", cwd))
+    return records
 
 
 def affected_rows(scope: ScopeView) -> list[dict[str, Any]]:

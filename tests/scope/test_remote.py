@@ -6,6 +6,7 @@ The S3 server is moto's, on 127.0.0.1 (tests/scope/conftest.py); https:// is a l
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -202,3 +203,22 @@ def test_parquet_in_s3_is_read_by_random_access(
     assert far.counts == near.counts and near.counts.over_threshold
     assert far.affected.request_ids == near.affected.request_ids
     assert far.inputs[0].sha256 == near.inputs[0].sha256
+
+
+def test_report_names_s3_logs_by_url_with_the_hash_taken_while_reading(
+    s3_endpoint: str, s3_bucket: str
+) -> None:
+    from assess import build_report
+    from tests.conftest import REPO
+
+    body = gzip.compress(trap_ndjson(17, 300))
+    put_object(s3_endpoint, s3_bucket, "r/x.json.gz", body)
+    report = build_report(
+        REPO / "samples" / "vendors" / "incident-like.yaml",
+        logs=[f"s3://{s3_bucket}/r/x.json.gz"],
+        incident="glm-5.3-kv-leak",
+        preset="canonical",
+    )
+    (logs,) = [i for i in report.inputs if i.role == "logs"]
+    assert logs.path == f"s3://{s3_bucket}/r/x.json.gz"
+    assert logs.sha256 == hashlib.sha256(body).hexdigest()
