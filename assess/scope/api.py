@@ -305,8 +305,9 @@ def scope_logs(
 ) -> ScopeResult:
     """Scope request logs against an incident advisory: the model of `assess scope --json`.
 
-    ``logs`` are files or globs (NDJSON/JSON/CSV/Parquet, gzip or zstd); ``preset`` is a preset
-    id, a YAML file or ``auto``; ``mapping`` is ``{"canonical": "dotted.path"}`` (or
+    ``logs`` are files, globs or URLs (``s3://`` and ``gs://`` globs, ``https://``;
+    NDJSON/JSON/CSV/Parquet, gzip or zstd); ``preset`` is a preset id, a YAML file or ``auto``;
+    ``mapping`` is ``{"canonical": "dotted.path"}`` (or
     ``["canonical=dotted.path"]``); ``models``, ``since``, ``until`` (datetimes or ISO text) and
     ``min_prompt_tokens`` replace the advisory's; NDJSON lines over ``max_line_bytes`` (default
     16 MiB) are skipped and listed; ``jobs`` processes read the files (0: one per core; default:

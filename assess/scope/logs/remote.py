@@ -36,7 +36,7 @@ SCHEMES = ("s3", "gs", "gcs", "http", "https")
 CHUNK = 8 << 20
 #: Pieces fetched ahead of the reader.
 AHEAD = 2
-#: The first read of a file (format and compression sniffing) fetches only this much.
+#: The first read of a file fetches at most this much (sniffing asks for a few bytes only).
 HEAD = 64 << 10
 _WILDCARDS = "*?["
 
@@ -95,15 +95,19 @@ class RemoteFile:
         """Return the size known from the listing (0 when the server did not say)."""
         return RemoteStat(self.size or 0)
 
-    def open(self, mode: str = "rb") -> io.BufferedReader:
-        """Return a buffered binary stream of the object, fetched ahead in pieces.
+    def open(self, mode: str = "rb") -> ReadAhead:
+        """Return a raw binary stream of the object, fetched ahead in pieces.
+
+        Raw, not buffered: a read returns what one piece holds, so when the connection breaks
+        the bytes already received are handed out before the error (a buffered read that
+        gathers several pieces would drop them).
 
         Raises:
             InputError: when the object cannot be opened (missing, denied, unreachable).
         """
         if mode != "rb":
             raise ValueError("remote logs are read only")
-        return io.BufferedReader(ReadAhead(self._pieces), buffer_size=HEAD)
+        return ReadAhead(self._pieces)
 
     def open_random(self) -> Any:
         """Return a random-access pyarrow file (Parquet footers are read first).
@@ -182,33 +186,43 @@ class ReadAhead(io.RawIOBase):
         if self._prefetch is not None:
             self._prefetch.close()  # waits for the piece being fetched, then stops
         if self._source is not None and hasattr(self._source, "close"):
-            self._source.close()  # the connection or object handle
+            try:
+                self._source.close()  # the connection or object handle
+            except OSError:
+                pass  # abandoning a stream (after sniffing) is not a failure to read it
         super().close()
 
 
 def _http_pieces(url: str, display: str, first: int) -> Iterator[bytes]:
-    """Yield the body of one streamed GET: ``first`` bytes, then pieces of :data:`CHUNK`."""
+    """Yield the body of one streamed GET: ``first`` bytes, then pieces of :data:`CHUNK`; a
+    connection that fails mid-body yields what it received, then raises OSError."""
     import httpx
 
-    try:
-        with httpx.stream("GET", url, follow_redirects=True, timeout=60) as response:
-            if response.status_code >= 400:
-                raise InputError(
-                    f"{display}: cannot be read (HTTP {response.status_code})",
-                    "Check the URL; a presigned URL may have expired.",
-                )
-            parts: list[bytes] = []
-            got, goal = 0, first
-            for part in response.iter_raw():
-                parts.append(part)
-                got += len(part)
-                if got >= goal:
+    with httpx.stream("GET", url, follow_redirects=True, timeout=60) as response:
+        if response.status_code >= 400:
+            raise InputError(
+                f"{display}: cannot be read (HTTP {response.status_code})",
+                "Check the URL; a presigned URL may have expired.",
+            )
+        parts: list[bytes] = []
+        got, goal = 0, first
+        received = response.iter_raw()
+        while True:
+            try:
+                part = next(received, None)
+            except httpx.HTTPError as exc:
+                if parts:
                     yield b"".join(parts)
-                    parts, got, goal = [], 0, CHUNK
-            if parts:
+                raise OSError(f"{display}: {type(exc).__name__} after {got:,} bytes") from exc
+            if part is None:
+                break
+            parts.append(part)
+            got += len(part)
+            if got >= goal:
                 yield b"".join(parts)
-    except httpx.HTTPError as exc:
-        raise OSError(f"{display}: {type(exc).__name__}") from exc
+                parts, got, goal = [], 0, CHUNK
+        if parts:
+            yield b"".join(parts)
 
 
 def split_url(url: str) -> tuple[str, str, str]:
