@@ -163,7 +163,7 @@ def _read(
 ) -> list[InputFile]:
     """Add every batch of ``reader`` to ``acc``, serially or one process per file (the same
     document either way); return the input evidence."""
-    from assess.scope.parallel import Job, scope_parallel, workers
+    from assess.scope.parallel import Job, scope_parallel, storage_env, workers
 
     processes = workers(reader.files, jobs, reader.preset)
     if processes <= 1:
@@ -171,7 +171,15 @@ def _read(
             acc.add(batch)  # loads the details of the rows it keeps (``LogBatch.details``)
         return reader.inputs
     work = [
-        Job(path, reader.preset, acc.filter, acc.keep_text, reader.fast, reader.max_line_bytes)
+        Job(
+            path,
+            reader.preset,
+            acc.filter,
+            acc.keep_text,
+            reader.fast,
+            reader.max_line_bytes,
+            storage_env(),
+        )
         for path in reader.files
     ]
     merged, inputs = scope_parallel(work, processes, progress)

@@ -43,6 +43,9 @@ class Job:
     keep_text: bool
     fast: bool
     max_line_bytes: int
+    #: The caller's object-storage settings now: a fork server keeps the environment it started
+    #: with, which may predate them (an API caller that set AWS_ENDPOINT_URL since).
+    storage_env: tuple[tuple[str, str], ...] = ()
 
 
 def workers(files: Sequence[Path], jobs: int | None, preset: Preset) -> int:
@@ -65,6 +68,7 @@ def scope_one(job: Job) -> tuple[ScopeAccumulator, list[InputFile]]:
     """Return the accumulator and input evidence of one file (runs in a worker process)."""
     from assess.scope.logs.engine import LogReader
 
+    os.environ.update(dict(job.storage_env))
     acc = ScopeAccumulator(job.scope, keep_text=job.keep_text)
     reader = LogReader([job.file], job.preset, fast=job.fast)
     reader.max_line_bytes = job.max_line_bytes
@@ -72,6 +76,14 @@ def scope_one(job: Job) -> tuple[ScopeAccumulator, list[InputFile]]:
         acc.add(batch)  # loads the details of the rows it keeps
     acc.forget_masks()  # the last block's columns need not travel back
     return acc, reader.inputs
+
+
+_STORAGE_PREFIXES = ("AWS_", "GOOGLE_", "STORAGE_EMULATOR_HOST", "GCE_")
+
+
+def storage_env() -> tuple[tuple[str, str], ...]:
+    """Return the environment's object-storage settings (sent to workers over a local pipe)."""
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(_STORAGE_PREFIXES)))
 
 
 def _context() -> BaseContext:

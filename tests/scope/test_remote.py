@@ -70,6 +70,8 @@ def test_s3_glob_gives_the_local_document_counts_and_ids(
     assert far_doc["affected"]["request_ids"] == near_doc["affected"]["request_ids"]
     assert _comparable(far_doc) == _comparable(near_doc)
     assert list(far.affected_rows()) == list(local.affected_rows())
+    both = scope_run([f"s3://{s3_bucket}/prefix/**/*.json.*"], preset="canonical", jobs=2)
+    assert both.result.model_dump(mode="json") == far_doc  # workers read s3:// as well
 
 
 def test_s3_auto_preset_and_cli_never_print_the_secret(
