@@ -34,8 +34,8 @@ def lines_view(con: Any, path: Path) -> None:
     """Make ``assess_logs(line)`` over an NDJSON file (gzip or not), as the README shows."""
     con.execute(
         f"CREATE OR REPLACE VIEW assess_logs AS SELECT line FROM read_csv('{path}', "
-        "columns={'line': 'VARCHAR'}, header=false, delim=chr(1), quote='', escape='', "
-        "auto_detect=false)"
+        "columns={'line': 'VARCHAR'}, header=false, delim=chr(0), quote='', escape='', "
+        "auto_detect=false, strict_mode=false, null_padding=true)"
     )
 
 

@@ -52,6 +52,7 @@ JUNK = [
     '{"hello": "world"}',
     '{"timestamp": "soon", "model": "glm-5.3", "prompt_tokens": 700000}',
     '{"model": "glm-5.3", "prompt_tokens": 700000, "request_id": "no-time"}',
+    "binary \x01 junk \x00 with control bytes",  # a table of lines must keep it one record
 ]
 
 
