@@ -186,8 +186,8 @@ def register(app: typer.Typer) -> None:
             None,
             "--jobs",
             min=0,
-            help="Processes reading the files (0: one per core; default: one per two cores "
-            "for several files of 64 MiB or more in all). The result is the same.",
+            help="Processes reading the files (0: one per core; default: one per core for "
+            "several files of 256 MiB or more in all). The result is the same.",
         ),
         emit_sql: str | None = typer.Option(
             None,

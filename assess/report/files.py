@@ -190,7 +190,14 @@ def build_manifest(
         generated_at=generated_at,
         inputs=sorted(
             (
-                ManifestEntry(path=i.path, bytes=i.bytes, sha256=i.sha256, role=i.role)
+                ManifestEntry(
+                    path=i.path,
+                    bytes=i.bytes,
+                    sha256=i.sha256,
+                    role=i.role,
+                    engine=i.engine,
+                    query_sha256=i.query_sha256,
+                )
                 for i in inputs
             ),
             key=lambda e: (e.role or "", e.path, e.sha256),

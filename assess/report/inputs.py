@@ -357,7 +357,12 @@ def _scope(
                 f"{paths[0]}: was scoped against advisory '{scoped}', not '{req.incident}'",
                 "Drop --incident, or scope the logs again with `assess scope`.",
             )
-        inputs.append(input_record(paths[0], "logs", req.cwd))
+        record = input_record(paths[0], "logs", req.cwd)
+        engine = raw.get("engine")
+        if isinstance(engine, dict):  # scoped by an engine running the --emit-sql query
+            update = {"engine": engine.get("dialect"), "query_sha256": engine.get("query_sha256")}
+            record = record.model_copy(update=update)
+        inputs.append(record)
         preset = raw.get("preset") if isinstance(raw.get("preset"), str) else None
         return view, preset, affected_rows(view)
     from assess.report.adapters import run_scope

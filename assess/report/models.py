@@ -223,6 +223,10 @@ class ReportInput(Model):
     path: str = Field(description="Relative to the working folder, or the bare file name")
     bytes: int
     sha256: str
+    engine: str | None = Field(
+        default=None, description="A scope result an engine computed: the query's dialect"
+    )
+    query_sha256: str | None = Field(default=None, description="SHA-256 of that query")
 
 
 class PoolBar(Model):
@@ -453,6 +457,8 @@ class ManifestEntry(Model):
     bytes: int
     sha256: str
     role: str | None = None
+    engine: str | None = None
+    query_sha256: str | None = None
 
 
 class Manifest(Model):

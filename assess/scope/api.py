@@ -319,7 +319,7 @@ def scope_logs(
     ``["canonical=dotted.path"]``); ``models``, ``since``, ``until`` (datetimes or ISO text) and
     ``min_prompt_tokens`` replace the advisory's; NDJSON lines over ``max_line_bytes`` (default
     16 MiB) are skipped and listed; ``jobs`` processes read the files (0: one per core; default:
-    one per two cores for several files of 64 MiB or more in all; the same document as serial).
+    one per core for several files of 256 MiB or more in all; the same document as serial).
     ``result.exit_code`` is what the CLI exits with.
 
     Raises:

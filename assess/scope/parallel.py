@@ -8,9 +8,10 @@ ids and their order). Workers are not forked from the caller (polars' thread poo
 bar's thread do not survive a fork) but from a fork server that imported the readers once (where
 there is none, they are spawned). The first pool of a process still costs a second or two of
 imports, so a run goes parallel only when there are several files and enough bytes
-(:data:`MIN_BYTES`), and then one process per two cores: one file's read already keeps two cores
-busy (inflating, parsing and counting overlap), so on two cores one process per core was slower
-(``benchmarks/remote_bench.py``: 4 x 250,000 rows, 15.6 s serial, 20.8 s with two processes).
+(:data:`MIN_BYTES`). One file's read already keeps about two cores busy (inflating, parsing and
+counting overlap), so processes pay off only on big inputs: on two cores
+(``benchmarks/remote_bench.py``) 4 x 250,000 rows (161 MB) took 15.6 s serial and 20.8 s with
+two processes, 4 x 1,000,000 rows (645 MB) 53.2 s serial and 36.8 s with two.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from assess.scope.accumulator import ScopeAccumulator
 from assess.scope.logs.presets import Preset
 from assess.scope.models import ScopeFilter
 
-#: Below this many bytes in all, spawning workers costs more than it saves.
-MIN_BYTES = 64 << 20
+#: Below this many bytes in all, starting workers costs more than it saves (measured: see above).
+MIN_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class Job:
 
 def workers(files: Sequence[Path], jobs: int | None, preset: Preset) -> int:
     """Return how many processes to use: ``jobs`` when given (0 = one per core), else one per
-    two cores when the files are several and large enough; 1 means serial.
+    core when the files are several and large enough; 1 means serial.
 
     A preset with a joined side table reads every file before any row, so it stays serial.
     """
@@ -58,9 +59,9 @@ def workers(files: Sequence[Path], jobs: int | None, preset: Preset) -> int:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     cores = cores or 1
-    if jobs is None:  # a serial read already keeps two cores busy (inflate | parse | count)
+    if jobs is None:
         total = sum(f.stat().st_size for f in files)
-        jobs = max(1, cores // 2) if total >= MIN_BYTES else 1
+        jobs = 0 if total >= MIN_BYTES else 1
     return min(jobs or cores, len(files))
 
 

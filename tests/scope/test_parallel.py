@@ -59,7 +59,7 @@ def test_small_or_joined_runs_stay_serial(tmp_path: Path, monkeypatch: pytest.Mo
     assert parallel.workers(files, None, canonical) == 1  # a few KB: not worth a process
     monkeypatch.setattr(parallel, "MIN_BYTES", 0)
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda _: set(range(8)), raising=False)
-    assert parallel.workers(files, None, canonical) == 4  # one per two cores
+    assert parallel.workers(files, None, canonical) == 4  # one per core, at most one per file
     assert parallel.workers(files, 0, canonical) == 4  # one per core, at most one per file
     assert parallel.workers(files, 2, canonical) == 2
     assert parallel.workers(files[:1], 0, canonical) == 1

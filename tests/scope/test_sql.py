@@ -8,6 +8,7 @@ document. The session time zone is set away from UTC on purpose: the query must 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -125,3 +126,23 @@ def test_auto_without_logs_and_a_join_preset_are_usage_errors() -> None:
         emit_sql("spark", preset="azure-apim")
     with pytest.raises(UsageError, match="no such dialect"):
         emit_sql("oracle", preset="canonical")
+
+
+def test_a_report_over_an_engine_result_names_the_query_in_its_inputs(tmp_path: Path) -> None:
+    from assess import build_report
+    from assess.kernel.output import to_json
+    from tests.conftest import REPO
+
+    logs = tmp_path / "logs.ndjson"
+    logs.write_bytes(trap_ndjson(24, 400))
+    con = duckdb.connect()
+    lines_view(con, logs)
+    out = tmp_path / "result.parquet"
+    query = emit_sql("duckdb", preset="canonical")
+    con.execute(f"COPY ({query.sql}) TO '{out}' (FORMAT parquet)")
+    scope_json = tmp_path / "scope.json"
+    scope_json.write_text(to_json(scope_engine_run(out, preset="canonical").result))
+    report = build_report(REPO / "samples" / "vendors" / "incident-like.yaml", logs=[scope_json])
+    (entry,) = [i for i in report.inputs if i.role == "logs"]
+    assert entry.engine == "duckdb"
+    assert entry.query_sha256 == hashlib.sha256(query.sql.encode()).hexdigest()
