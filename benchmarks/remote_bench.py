@@ -7,7 +7,10 @@ Checks that every run gives the same document (the file names aside) and prints 
 ratio of each to one file's time, and the machine.
 
     python benchmarks/remote_bench.py --files 4 --rows 1000000 [--keep DIR]
+    python benchmarks/remote_bench.py --libraries [--mb 60]
 
+--libraries times reading one object from moto with what assess uses (pyarrow's S3 filesystem,
+8 MB pieces read ahead), a pyarrow stream read in 1 MB steps, and s3fs when it is installed.
 Needs the test extra (moto[server], boto3).
 """
 
@@ -81,13 +84,63 @@ def _moto(logs: list[Path]) -> tuple[Any, dict[str, str]]:
     return server, env
 
 
+def _drain(handle: Any, step: int = 1 << 20) -> int:
+    total = 0
+    while block := handle.read(step):
+        total += len(block)
+    return total
+
+
+def libraries(megabytes: int) -> None:
+    """Time reading one ``megabytes`` object from moto with each library."""
+    from pyarrow import fs
+
+    blob = Path(tempfile.mkdtemp()) / "blob.bin"
+    blob.write_bytes(os.urandom(1 << 20) * megabytes)
+    server, env = _moto([blob])
+    os.environ.update({k: v for k, v in env.items() if k.startswith("AWS_")})
+    endpoint = env["AWS_ENDPOINT_URL"]
+    try:
+        from assess.scope.logs.remote import RemoteFile
+
+        ways: dict[str, Any] = {
+            "assess (pyarrow, 8 MB read-ahead)": lambda: RemoteFile(
+                "s3://bench/logs/blob.bin"
+            ).open(),
+            "pyarrow stream, 1 MB reads": lambda: fs.S3FileSystem(
+                endpoint_override=endpoint.split("://")[1], scheme="http"
+            ).open_input_stream("bench/logs/blob.bin", compression=None),
+        }
+        try:
+            import s3fs
+
+            ways["s3fs, 8 MB blocks"] = lambda: s3fs.S3FileSystem(endpoint_url=endpoint).open(
+                "bench/logs/blob.bin", "rb", block_size=8 << 20
+            )
+        except ImportError:
+            print("s3fs not installed: not timed")
+        for name, opener in ways.items():
+            start = time.perf_counter()
+            with opener() as handle:
+                size = _drain(handle)
+            print(f"{name:<36} {time.perf_counter() - start:6.2f} s for {size / 1e6:,.0f} MB")
+    finally:
+        server.stop()
+        blob.unlink()
+
+
 def main() -> None:
     """Generate the logs, time the runs, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=4)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()))
+    parser.add_argument("--libraries", action="store_true", help="time the S3 libraries only")
+    parser.add_argument("--mb", type=int, default=60, help="--libraries: object size in MB")
     args = parser.parse_args()
+    if args.libraries:
+        libraries(args.mb)
+        return
     logs = []
     for seed in range(args.files):
         log = args.keep / f"remote-bench-{args.rows}-{seed}.ndjson.gz"
