@@ -146,3 +146,116 @@ def test_a_report_over_an_engine_result_names_the_query_in_its_inputs(tmp_path: 
     (entry,) = [i for i in report.inputs if i.role == "logs"]
     assert entry.engine == "duckdb"
     assert entry.query_sha256 == hashlib.sha256(query.sql.encode()).hexdigest()
+
+
+def _stamps() -> list[object]:
+    """Timestamps the query must read as the local parser does: tricky ones, then random ISO."""
+    import random
+
+    tricky: list[object] = [
+        "2024-02-29T12:00:00Z",  # leap day
+        "2023-02-29T12:00:00Z",  # no such day: unparseable
+        "2026-04-31T00:00:00Z",  # no such day
+        "2026-13-01T00:00:00Z",  # no such month
+        "2026-09-01T24:00:00Z",  # no such hour
+        "2026-09-01T23:60:00Z",
+        "2026-09-01T10:00:00+05:30",
+        "2026-09-01T10:00:00-0800",
+        "2026-09-01T10:00:00+24:00",  # no such offset
+        "2026-09-01T10:00:00.123456789Z",
+        "2026-09-01T10:00:00.1234567891234Z",  # digits past nanoseconds are dropped
+        "2026-09-01T10:00:00,5Z",
+        "2026-09-01t10:00:00z",
+        "2026-09-01 10:00:00 UTC",
+        "2026-09-01",
+        "2026-09-01T10:00",
+        " 2026-09-01T10:00:00Z ",
+        "2026-9-1T10:00:00Z",
+        "1900-03-01T00:00:00Z",
+        "2100-12-31T23:59:59Z",
+        "1788220800",
+        "1788220800.25",
+        1788220800123,
+        1788220800123456,
+        1788220800123456789,
+        -86400,
+        "yesterday",
+        True,
+    ]
+    rng = random.Random(5)
+    for _ in range(300):
+        stamp = (
+            f"{rng.randrange(1971, 2200):04d}-{rng.randrange(1, 13):02d}-"
+            f"{rng.randrange(1, 32):02d}T{rng.randrange(24):02d}:{rng.randrange(60):02d}:"
+            f"{rng.randrange(60):02d}"
+        )
+        stamp += rng.choice(["", "Z", ".5Z", f".{rng.randrange(10**6):06d}+01:00", "-11:30"])
+        tricky.append(stamp)
+    return tricky
+
+
+def test_the_query_reads_every_timestamp_as_the_local_parser_does(tmp_path: Path) -> None:
+    from assess.scope.logs.timestamps import parse_timestamp
+
+    stamps = _stamps()
+    logs = tmp_path / "stamps.ndjson"
+    logs.write_text(
+        "".join(
+            json.dumps({"timestamp": s, "model": "glm-5.3", "prompt_tokens": 9, "request_id": i})
+            + "\n"
+            for i, s in enumerate(stamps)
+        )
+    )
+    options = {"preset": "canonical", "since": "1900-01-01", "until": "2262-01-01"}
+    con = duckdb.connect()
+    lines_view(con, logs)
+    rows = con.execute(emit_sql("duckdb", **options).sql).fetchall()
+    found = {int(r[6]): r[3] for r in rows if r[0] == "row"}
+    parsed = {i: parse_timestamp(s) for i, s in enumerate(stamps)}
+    since = -2208988800 * 10**9  # 1900-01-01T00:00:00Z
+    expected = {i: ns for i, ns in parsed.items() if ns is not None and ns >= since}
+    assert len(expected) > 200 and len(expected) < len(stamps)  # both kinds are there
+    assert found == expected  # the same instants, to the nanosecond
+
+
+def test_the_query_matches_model_ids_as_the_local_normalisation_does(tmp_path: Path) -> None:
+    import itertools
+
+    from assess.kernel.model_ids import normalise_model_id
+
+    heads = [
+        "",
+        "us.",
+        "eu.zai.",
+        "global.",
+        "z-ai/",
+        "@cf/zai-org/",
+        "arn:aws:x/",
+        "us-gov.",
+        "x.",
+    ]
+    names = ["glm-5.3", "GLM-5.3", " glm-5.3 ", "glm-5.3-flash", "glm-5", "glm-5.3.1", "us.", ""]
+    tails = ["", "-v1:0", ":0", ":free", ":FREE", "-v2", ":1:free", "/"]
+    models = ["".join(p) for p in itertools.product(heads, names, tails)]
+    logs = tmp_path / "models.ndjson"
+    logs.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "timestamp": "2026-09-01T00:00:00Z",
+                    "model": m,
+                    "prompt_tokens": 9,
+                    "request_id": i,
+                }
+            )
+            + "\n"
+            for i, m in enumerate(models)
+        )
+    )
+    con = duckdb.connect()
+    lines_view(con, logs)
+    rows = con.execute(emit_sql("duckdb", preset="canonical").sql).fetchall()
+    found = {int(r[6]) for r in rows if r[0] == "row"}
+    expected = {i for i, m in enumerate(models) if m and normalise_model_id(m) == "glm-5.3"}
+    assert 20 < len(expected) < len(models) / 2
+    assert found == expected
