@@ -259,3 +259,31 @@ def test_the_query_matches_model_ids_as_the_local_normalisation_does(tmp_path: P
     expected = {i for i, m in enumerate(models) if m and normalise_model_id(m) == "glm-5.3"}
     assert 20 < len(expected) < len(models) / 2
     assert found == expected
+
+
+def test_the_query_accepts_and_refuses_token_counts_as_the_local_parser_does(
+    tmp_path: Path,
+) -> None:
+    from assess.scope.logs.records import check_tokens
+
+    values: list[object] = [0, "0", 5, "5", " 5 ", "1_000", "5.0", 5.0, 5.5, "5.5", -1, "-1"]
+    values += [True, "true", None, "", 2**63 - 1, 2**63, "9223372036854775808", "abc", [1]]
+    values += [{"n": 1}, 681280, 681281, "0681281", 1e3, "٣"]
+    logs = tmp_path / "tokens.ndjson"
+    logs.write_text(
+        "".join(
+            json.dumps(
+                {"timestamp": "2026-09-01T00:00:00Z", "model": "glm-5.3", "request_id": i}
+                | {"prompt_tokens": v}
+            )
+            + "\n"
+            for i, v in enumerate(values)
+        )
+    )
+    con = duckdb.connect()
+    lines_view(con, logs)
+    rows = con.execute(emit_sql("duckdb", preset="canonical").sql).fetchall()
+    found = {int(r[6]): r[5] for r in rows if r[0] == "row"}
+    checked = {i: check_tokens(v) for i, v in enumerate(values)}
+    expected = {i: tokens for i, (tokens, why) in checked.items() if why is None}
+    assert found == expected
