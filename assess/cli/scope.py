@@ -223,25 +223,15 @@ def register(app: typer.Typer) -> None:
             "until": until,
             "min_prompt_tokens": min_prompt_tokens,
         }
-        if emit_sql is not None:
-            if from_engine_results is not None:
-                raise UsageError(
-                    "--emit-sql writes a query, --from-engine-results reads its result",
-                    "Give one of them.",
-                )
-            query = emit_query(
-                emit_sql, logs=logs or [], table=source_table, column=source_column, **options
-            )
-            typer.echo(query.sql, nl=False)
-            raise typer.Exit(0)
-        if from_engine_results is not None:
-            run = scope_engine_run(
+        if emit_sql is not None or from_engine_results is not None:
+            _engine_mode(
+                emit_sql,
                 from_engine_results,
-                platform_requests=platform_requests,
-                logs=logs or [],
-                **options,
+                logs or [],
+                (source_table, source_column),
+                options,
+                (platform_requests, ids_csv, json_out),
             )
-            _finish(run, ids_csv, json_out, False)
         if not logs:
             raise UsageError(
                 "scope: give LOGS (files or globs), --emit-sql DIALECT or --from-engine-results",
@@ -263,6 +253,30 @@ def register(app: typer.Typer) -> None:
                 jobs=jobs,
             )
         _finish(run, ids_csv, json_out, explain)
+
+
+def _engine_mode(
+    dialect: str | None,
+    results: str | None,
+    logs: list[str],
+    source: tuple[str, str],
+    options: dict[str, Any],
+    outputs: tuple[int | None, str | None, str | None],
+) -> None:
+    """--emit-sql: print the query; --from-engine-results: scope the engine's result. Exits."""
+    platform_requests, ids_csv, json_out = outputs
+    if dialect is not None:
+        if results is not None:
+            raise UsageError(
+                "--emit-sql writes a query, --from-engine-results reads its result",
+                "Give one of them.",
+            )
+        query = emit_query(dialect, logs=logs, table=source[0], column=source[1], **options)
+        typer.echo(query.sql, nl=False)
+        raise typer.Exit(0)
+    assert results is not None
+    run = scope_engine_run(results, platform_requests=platform_requests, logs=logs, **options)
+    _finish(run, ids_csv, json_out, False)
 
 
 def _finish(run: ScopeRun, ids_csv: str | None, json_out: str | None, explain: bool) -> None:

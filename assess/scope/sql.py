@@ -231,21 +231,15 @@ def definition(preset: Preset, scope: ScopeFilter, table: str, column: str) -> s
             f"--emit-sql: preset {preset.id} joins a side table, which the query does not do",
             "Scope these logs with `assess scope` on the files.",
         )
+    ctes = [_fields(preset, table, column), _typed(preset), _classified(scope)]
+    return "\nWITH " + ",\n".join(ctes) + "\n" + _select(scope.min_prompt_tokens)
+
+
+def _fields(preset: Preset, table: str, column: str) -> str:
+    """CTEs src, parsed, f: the records (non-blank lines), which are objects, their raw fields."""
     fields = preset.fields
-    fmt = preset.timestamp_format
-    tokens, tokens_ok = _tokens()
-    parts = ", ".join(f"{_iso_part(i)} AS {name}_text" for i, name in enumerate(_ISO_PARTS))
-    numbers = ", ".join(
-        f"TRY_CAST(COALESCE(NULLIF({name}_text, ''), '0') AS BIGINT) AS {name}"
-        for name in ("y", "mo", "d", "h", "mi", "s")
-    )
-    epoch = _epoch_ns(fmt) if fmt != "iso" else "CAST(NULL AS BIGINT)"
-    iso = _iso_ns() if fmt in ("auto", "iso") else "CAST(NULL AS BIGINT)"
-    names = ", ".join(lit(n) for n in scope.model_names)
-    since, until = datetime_to_ns(scope.since), datetime_to_ns(scope.until)
     texts = ", ".join(f"CASE WHEN ok THEN {_first(fields.get(n, []))} END AS {n}" for n in _TEXT)
-    return f"""
-WITH src AS (
+    return f"""src AS (
   SELECT {column} AS line FROM {table} WHERE REGEXP_MATCHES({column}, {lit(_NOT_BLANK)})
 ), parsed AS (
   SELECT line, JSON_VALID(line) AND REGEXP_MATCHES(line, {lit(_OBJECT)}) AS ok FROM src
@@ -258,7 +252,21 @@ WITH src AS (
     CASE WHEN ok THEN {_first(fields.get("prompt_tokens", []))} END AS tok_raw,
     {texts}
   FROM parsed
-), iso_text AS (
+)"""
+
+
+def _typed(preset: Preset) -> str:
+    """CTEs iso_text, iso, typed: timestamps in UTC nanoseconds, token counts, model ids."""
+    fmt = preset.timestamp_format
+    tokens, tokens_ok = _tokens()
+    parts = ", ".join(f"{_iso_part(i)} AS {name}_text" for i, name in enumerate(_ISO_PARTS))
+    numbers = ", ".join(
+        f"TRY_CAST(COALESCE(NULLIF({name}_text, ''), '0') AS BIGINT) AS {name}"
+        for name in ("y", "mo", "d", "h", "mi", "s")
+    )
+    epoch = _epoch_ns(fmt) if fmt != "iso" else "CAST(NULL AS BIGINT)"
+    iso = _iso_ns() if fmt in ("auto", "iso") else "CAST(NULL AS BIGINT)"
+    return f"""iso_text AS (
   SELECT *, REGEXP_MATCHES(ts_raw, {lit(_NUMBER)}) AS is_number, {parts} FROM f
 ), iso AS (
   SELECT *, {numbers},
@@ -270,7 +278,14 @@ WITH src AS (
     CASE WHEN is_number THEN {epoch} WHEN y_text <> '' THEN {iso} END AS ts_ns,
     {tokens} AS prompt_tokens, {tokens_ok} AS tokens_ok, {_model("model_raw")} AS model_id
   FROM iso
-), c AS (
+)"""
+
+
+def _classified(scope: ScopeFilter) -> str:
+    """CTEs c (each record's outcome, in the order of records.classify) and kept (in scope)."""
+    names = ", ".join(lit(n) for n in scope.model_names)
+    since, until = datetime_to_ns(scope.since), datetime_to_ns(scope.until)
+    return f"""c AS (
   SELECT *,
     CASE WHEN NOT ok THEN 'skip:not a JSON object'
       WHEN non_request IS NOT NULL THEN 'non_request:' || non_request
@@ -286,14 +301,16 @@ WITH src AS (
   FROM typed
 ), kept AS (
   SELECT * FROM c WHERE outcome = 'request' AND matched AND ts_ns BETWEEN {since} AND {until}
-)
-SELECT 'row' AS kind, CAST(NULL AS VARCHAR) AS name, CAST(NULL AS BIGINT) AS n,
+)"""
+
+
+def _select(threshold: int) -> str:
+    """The result set: in-scope rows (texts where the scoping needs them), then the totals."""
+    return f"""SELECT 'row' AS kind, CAST(NULL AS VARCHAR) AS name, CAST(NULL AS BIGINT) AS n,
   ts_ns AS timestamp_ns, model_raw AS model, prompt_tokens, request_id, account_id, session_id,
   status,
-  CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {scope.min_prompt_tokens} THEN prompt END
-    AS prompt,
-  CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {scope.min_prompt_tokens} THEN response END
-    AS response
+  CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {threshold} THEN prompt END AS prompt,
+  CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {threshold} THEN response END AS response
 FROM kept
 UNION ALL
 SELECT 'total', name, n, {_nulls()}

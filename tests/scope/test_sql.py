@@ -287,3 +287,12 @@ def test_the_query_accepts_and_refuses_token_counts_as_the_local_parser_does(
     checked = {i: check_tokens(v) for i, v in enumerate(values)}
     expected = {i: tokens for i, (tokens, why) in checked.items() if why is None}
     assert found == expected
+
+
+def test_cli_refuses_both_engine_options_and_no_logs(tmp_path: Path, run_cli: Any) -> None:
+    both = run_cli("scope", "--emit-sql", "spark", "--from-engine-results", "x.csv")
+    assert both.exit_code == 2 and "Give one of them" in both.stdout + both.stderr
+    none = run_cli("scope")
+    assert none.exit_code == 2 and "give LOGS" in none.stdout + none.stderr
+    spark = run_cli("scope", "--emit-sql", "spark", "--preset", "litellm")
+    assert spark.exit_code == 0 and "GET_JSON_OBJECT" in spark.stdout

@@ -130,7 +130,9 @@ class RemoteFile:
         """Yield the object's bytes from offset 0: ``first`` bytes, then CHUNK pieces."""
         scheme, bucket, key = split_url(self.url)
         if scheme in ("http", "https"):
-            yield from _http_pieces(self.url, self.display, first)
+            from assess.scope.logs.remote_http import http_pieces
+
+            yield from http_pieces(self.url, self.display, first)
             return
         try:
             handle = filesystem(scheme, bucket).open_input_file(f"{bucket}/{key}")
@@ -191,38 +193,6 @@ class ReadAhead(io.RawIOBase):
             except OSError:
                 pass  # abandoning a stream (after sniffing) is not a failure to read it
         super().close()
-
-
-def _http_pieces(url: str, display: str, first: int) -> Iterator[bytes]:
-    """Yield the body of one streamed GET: ``first`` bytes, then pieces of :data:`CHUNK`; a
-    connection that fails mid-body yields what it received, then raises OSError."""
-    import httpx
-
-    with httpx.stream("GET", url, follow_redirects=True, timeout=60) as response:
-        if response.status_code >= 400:
-            raise InputError(
-                f"{display}: cannot be read (HTTP {response.status_code})",
-                "Check the URL; a presigned URL may have expired.",
-            )
-        parts: list[bytes] = []
-        got, goal = 0, first
-        received = response.iter_raw()
-        while True:
-            try:
-                part = next(received, None)
-            except httpx.HTTPError as exc:
-                if parts:
-                    yield b"".join(parts)
-                raise OSError(f"{display}: {type(exc).__name__} after {got:,} bytes") from exc
-            if part is None:
-                break
-            parts.append(part)
-            got += len(part)
-            if got >= goal:
-                yield b"".join(parts)
-                parts, got, goal = [], 0, CHUNK
-        if parts:
-            yield b"".join(parts)
 
 
 def split_url(url: str) -> tuple[str, str, str]:
@@ -331,7 +301,9 @@ def expand_remote(pattern: str) -> list[RemoteFile]:
                 "a wildcard",
                 "Give each URL, or put the logs in s3:// or gs:// and use a glob there.",
             )
-        return [RemoteFile(pattern, _http_size(pattern))]
+        from assess.scope.logs.remote_http import http_size
+
+        return [RemoteFile(pattern, http_size(pattern))]
     if not bucket or not key:
         raise InputError(
             f"{display_url(pattern)}: give a bucket and a key or glob, e.g. s3://bucket/logs/*.gz"
@@ -363,29 +335,6 @@ def expand_remote(pattern: str) -> list[RemoteFile]:
         )
     root = f"{pattern.split('://', 1)[0]}://{bucket}/"
     return [RemoteFile(root + name, size) for name, size in found]
-
-
-def _http_size(url: str) -> int | None:
-    """Return the Content-Length of ``url`` (None when the server does not say).
-
-    Raises:
-        InputError: when the server answers that there is no such resource.
-    """
-    import httpx
-
-    try:
-        response = httpx.head(url, follow_redirects=True, timeout=30)
-    except httpx.HTTPError as exc:
-        raise InputError(
-            f"{display_url(url)}: cannot be reached ({type(exc).__name__})", "Check the URL."
-        ) from exc
-    if response.status_code in (401, 403, 404, 410):
-        raise InputError(
-            f"{display_url(url)}: cannot be read (HTTP {response.status_code})",
-            "Check the URL; a presigned URL may have expired.",
-        )
-    length = response.headers.get("content-length")
-    return int(length) if length and length.isdigit() else None
 
 
 def expand_logs(patterns: Sequence[str]) -> list[Path | RemoteFile]:
