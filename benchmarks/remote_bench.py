@@ -56,6 +56,7 @@ def _same(doc: dict[str, Any]) -> dict[str, Any]:
     doc = dict(doc)
     doc["inputs"] = [{k: v for k, v in i.items() if k != "path"} for i in doc["inputs"]]
     doc["skipped"] = [{k: v for k, v in s.items() if k != "file"} for s in doc["skipped"]]
+    doc["reading"] = [{k: v for k, v in r.items() if k != "file"} for r in doc.get("reading", [])]
     return doc
 
 

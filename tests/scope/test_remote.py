@@ -40,7 +40,7 @@ def _comparable(doc: dict[str, Any]) -> dict[str, Any]:
     doc = json.loads(json.dumps(doc))
     for item in doc["inputs"]:
         item["path"] = item["path"].split("/logs/", 1)[-1].split("/prefix/", 1)[-1]
-    for item in doc["skipped"]:
+    for item in [*doc["skipped"], *doc.get("reading", [])]:
         item["file"] = item["file"].split("/logs/", 1)[-1].split("/prefix/", 1)[-1]
     return doc
 
