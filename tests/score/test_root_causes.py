@@ -77,17 +77,39 @@ def test_findings_on_exactly_the_same_answers_become_one() -> None:
         "  deployment.kv_pool_tokens: {prefill: 681280, decode: 900000}\n"
     )
     result = score_answers(BANK, answers(body), load_advisories())
-    keys = [frozenset(f.rests_on) for f in result.findings if f.rests_on]
+    keys = [
+        frozenset(f.rests_on) for f in result.findings if f.rests_on and f.id != "attested-only"
+    ]
     assert len(keys) == len(set(keys))
     pool = [f for f in result.findings if f.id.startswith("pool-smaller")]
     assert [(f.id, f.severity.value, f.points) for f in pool] == [
         ("pool-smaller-than-context.prefill", "critical", 40)
     ]
-    # The decode pool and the attested-only summary rest on exactly these answers too.
+    # The decode pool rests on exactly these answers too; the attested-only summary (a cause of
+    # its own: the evidence behind them) stays a finding with its points.
     assert [(m.id, m.severity.value) for m in pool[0].merged] == [
-        ("pool-smaller-than-context.decode", "high"),
-        ("attested-only", "low"),
+        ("pool-smaller-than-context.decode", "high")
     ]
+    assert [f.id for f in result.findings if f.id == "attested-only"] == ["attested-only"]
+
+
+def test_verifying_an_answer_never_raises_the_points() -> None:
+    # Found by the property test: attested-only on exactly the pool finding's answers was folded
+    # into it (its point lost); verifying deployment.mode took it off the summary, which then
+    # stood alone, so the stronger evidence scored one point more.
+    body = (
+        "  deployment.mode: disaggregated\n"
+        "  deployment.advertised_context_tokens: 1048576\n"
+        "  deployment.kv_pool_tokens: {prefill: 681280, decode: 900000}\n"
+    )
+    weak = score_answers(BANK, answers(body), load_advisories())
+    verified = body.replace(
+        "deployment.mode: disaggregated",
+        "deployment.mode: {value: disaggregated, evidence: verified}",
+    )
+    strong = score_answers(BANK, answers(verified), load_advisories())
+    assert strong.points_total <= weak.points_total
+    assert strong.score <= weak.score
 
 
 def test_one_claim_contradicted_on_two_nodes_is_one_finding() -> None:

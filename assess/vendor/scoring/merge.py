@@ -5,8 +5,11 @@ one rests on a single answer that exactly one other (answer-only) finding also r
 ``control-absent.isolation.proxy_aborts_mid_transfer`` and ``proxy-aborts-disaggregated``. The
 merged finding keeps the worst member's id, severity and wording, lists the others in ``merged``
 and carries every reason and remediation; it adds its points once. Findings resting on evidence
-(``evidence:*``, e.g. one contradiction per node of the same claim) and the ``attested-only``
-summary merge only with findings resting on exactly the same answers and evidence.
+(``evidence:*``, e.g. one contradiction per node of the same claim) merge only with findings
+resting on exactly the same answers and evidence. The ``attested-only`` summary never merges: its
+root cause is the evidence behind the answers, not their values. Folded into a finding on the same
+answers it lost its points, so verifying one answer (which takes it off the summary) could raise
+the score.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ def _mergeable(f: ScoreFinding) -> bool:
 
 
 def _key(f: ScoreFinding, anchors: list[frozenset[str]]) -> frozenset[str] | str:
-    if not f.rests_on:
+    if not f.rests_on or f.id in AGGREGATES:
         return f"id:{f.id}"
     own = frozenset(f.rests_on)
     if len(own) == 1 and _mergeable(f):
