@@ -40,6 +40,8 @@ def test_wheel_contains_the_data_folders(wheel: Path) -> None:
     assert "assess/_data/advisories/glm-5.3-kv-leak.yaml" in names
     for folder in ("questionnaires", "templates", "samples"):
         assert any(n.startswith(f"assess/_data/{folder}/") for n in names), folder
+    # NIST's OSCAL schema ships as package data (the OSCAL export is checked against it)
+    assert "assess/report/schemas/oscal_assessment-results_schema.json" in names
 
 
 def test_installed_wheel_finds_its_data_from_an_unrelated_folder(

@@ -10,7 +10,7 @@ import typer
 from assess.kernel.output import progress_bar
 from assess.kernel.resources import data_dir
 from assess.report.api import review
-from assess.report.files import FORMATS, parse_formats, write_review
+from assess.report.files import DEFAULT_FORMATS, FORMATS, parse_formats, write_review
 from assess.report.inputs import ReportRequest, display_path
 
 #: The shipped samples `assess demo` reviews: an incident-like vendor and its evidence.
@@ -151,10 +151,12 @@ def register(app: typer.Typer) -> None:
             ..., "--out", "-o", metavar="DIR", help="Folder to write the review into."
         ),
         fmt: str = typer.Option(
-            ",".join(FORMATS),
+            ",".join(DEFAULT_FORMATS),
             "--format",
             metavar="FORMATS",
-            help="Comma-separated subset of html,pdf,json (manifest.json is always written).",
+            help="Comma-separated subset of html,pdf,json,oscal,xlsx: oscal is report.oscal.json "
+            "(OSCAL assessment-results), xlsx is findings-register.xlsx (one row per finding, "
+            "for GRC tools); manifest.json is always written.",
         ),
         include_prompts: bool = typer.Option(
             False,

@@ -21,14 +21,27 @@ from assess.kernel.atomic_dir import can_swap, swap_in
 from assess.kernel.errors import OutputError, UsageError
 from assess.report.models import Manifest, ManifestEntry, Report, ReportInput, Tool
 
-FORMATS = ("html", "pdf", "json")
+#: Every format `--format` accepts, in the order the files are written.
+FORMATS = ("html", "pdf", "json", "oscal", "xlsx")
+#: What `assess report` writes without `--format` (the OSCAL and xlsx exports are asked for).
+DEFAULT_FORMATS = ("html", "pdf", "json")
 REPORT_JSON = "report.json"
 REPORT_HTML = "report.html"
 REPORT_PDF = "report.pdf"
 AFFECTED_CSV = "affected-requests.csv"
 MANIFEST_JSON = "manifest.json"
+REPORT_OSCAL = "report.oscal.json"
+FINDINGS_XLSX = "findings-register.xlsx"
 #: assess's own file names in a review folder: replaced by a new review, other files kept.
-REVIEW_FILES = (REPORT_JSON, REPORT_HTML, REPORT_PDF, AFFECTED_CSV, MANIFEST_JSON)
+REVIEW_FILES = (
+    REPORT_JSON,
+    REPORT_HTML,
+    REPORT_PDF,
+    REPORT_OSCAL,
+    FINDINGS_XLSX,
+    AFFECTED_CSV,
+    MANIFEST_JSON,
+)
 
 
 @dataclass(frozen=True)
@@ -42,7 +55,7 @@ class WrittenReview:
 
 
 def parse_formats(value: str) -> tuple[str, ...]:
-    """Parse ``--format html,pdf,json`` (any subset, any order).
+    """Parse ``--format html,pdf,json,oscal,xlsx`` (any subset, any order).
 
     Raises:
         UsageError: naming the allowed formats.
@@ -148,6 +161,14 @@ def _outputs(
         from assess.report.pdf import render_pdf
 
         outputs[REPORT_PDF] = render_pdf(report, json_bytes)
+    if "oscal" in formats:
+        from assess.report.oscal import oscal_bytes
+
+        outputs[REPORT_OSCAL] = oscal_bytes(report)
+    if "xlsx" in formats:
+        from assess.report.register import register_bytes
+
+        outputs[FINDINGS_XLSX] = register_bytes(report)
     if affected_rows is not None:
         outputs[AFFECTED_CSV] = affected_csv_bytes(affected_rows)
     return outputs
@@ -162,7 +183,7 @@ def _remove_stale(out_dir: Path, written: set[str]) -> tuple[Path, ...]:
         OutputError: when such a file cannot be removed.
     """
     removed = []
-    for name in (REPORT_JSON, REPORT_HTML, REPORT_PDF, AFFECTED_CSV):
+    for name in REVIEW_FILES[:-1]:  # all but the manifest
         path = out_dir / name
         if name in written or not path.is_file():
             continue

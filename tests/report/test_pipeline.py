@@ -129,6 +129,8 @@ def test_demo_writes_every_file_and_prints_the_paths(demo: tuple[Path, str]) -> 
         "report.html",
         "report.pdf",
         "report.json",
+        "report.oscal.json",
+        "findings-register.xlsx",
         "affected-requests.csv",
         "manifest.json",
     ):

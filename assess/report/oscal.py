@@ -1,0 +1,155 @@
+"""``report.oscal.json``: the review as an OSCAL assessment-results document (NIST OSCAL 1.1.3).
+
+One result holds what the review saw and concluded:
+
+* **observations**, each with the method OSCAL names: ``EXAMINE`` for what was read (every
+  questionnaire answer, every server startup log), ``TEST`` for what was done to the service (each
+  canary probe run, the scoping of the request logs against the incident);
+* **findings**, one per finding of the review (F-01 ...), the target being the questionnaire
+  question it rests on, state ``not-satisfied``, linked to the observations behind it and to a
+  **risk** carrying the severity and the recommended remediation;
+* the inputs as **back-matter** resources with their SHA-256, the questionnaire standing for the
+  assessment plan (``import-ap``: assess has no OSCAL plan to point at).
+
+Every UUID is a UUID5 of the review's own content (:func:`document_uuid`, then names under it), so
+the same review gives the same bytes: with ``SOURCE_DATE_EPOCH`` set, two runs are identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from typing import Any
+from urllib.parse import quote
+
+from assess.report.models import Report
+from assess.report.oscal_parts import finding_risk, observations, props
+from assess.report.oscal_schema import OSCAL_VERSION
+
+OSCAL_FILE = "report.oscal.json"
+#: Namespace of the review UUIDs (a UUID5 of the name below, fixed forever).
+_ROOT = uuid.uuid5(uuid.NAMESPACE_URL, "urn:assess:oscal")
+
+
+def document_uuid(report: Report) -> uuid.UUID:
+    """Return the UUID of the document: a UUID5 of the review's JSON, so a new review (other
+    inputs, another time) is another document and the same review the same one."""
+    digest = hashlib.sha256(report.model_dump_json().encode("utf-8")).hexdigest()
+    return uuid.uuid5(_ROOT, digest)
+
+
+def oscal_bytes(report: Report) -> bytes:
+    """Return ``report.oscal.json`` as written: keys in the order OSCAL documents them."""
+    text = json.dumps(oscal_document(report), indent=2, ensure_ascii=False)
+    return (text + "\n").encode("utf-8")
+
+
+def oscal_document(report: Report) -> dict[str, Any]:
+    """Return the review as an OSCAL ``assessment-results`` document (a dict)."""
+    ids = _Ids(document_uuid(report))
+    resources = _resources(report, ids)
+    plan = resources[0]["uuid"]
+    return {
+        "assessment-results": {
+            "uuid": ids.root,
+            "metadata": _metadata(report, ids),
+            "import-ap": {
+                "href": f"#{plan}",
+                "remarks": "No OSCAL assessment plan: the plan was the questionnaire, the first "
+                "back-matter resource.",
+            },
+            "results": [_result(report, ids, resources)],
+            "back-matter": {"resources": resources},
+        }
+    }
+
+
+class _Ids:
+    """UUID5 names under the document's UUID."""
+
+    def __init__(self, root: uuid.UUID) -> None:
+        self._root = root
+        self.root = str(root)
+
+    def __call__(self, *parts: str) -> str:
+        return str(uuid.uuid5(self._root, "/".join(parts)))
+
+
+def _metadata(report: Report, ids: _Ids) -> dict[str, Any]:
+    vendor = report.vendor
+    return {
+        "title": f"Vendor review: {vendor.name}"
+        + (f" ({vendor.service})" if vendor.service else ""),
+        "last-modified": report.generated_at,
+        "version": f"{report.generated_at} (assess {report.tool.version})",
+        "oscal-version": OSCAL_VERSION,
+        "props": props(tier=report.tier, score=report.score),
+        "parties": [{"uuid": ids("party", "vendor"), "type": "organization", "name": vendor.name}],
+    }
+
+
+def _resources(report: Report, ids: _Ids) -> list[dict[str, Any]]:
+    """The questionnaire (the plan), then one back-matter resource per input with its SHA-256."""
+    name, version = report.scoring.questionnaire, report.scoring.questionnaire_version
+    plan = {
+        "uuid": ids("questionnaire", name, version),
+        "title": f"Questionnaire {name}" + (f", version {version}" if version else ""),
+        "description": "The questions the vendor answered and the rules that score them.",
+        "props": props(role="plan"),
+    }
+    return [plan] + [
+        {
+            "uuid": ids("input", item.role, item.path, item.sha256),
+            "title": item.path,
+            "description": f"Input ({item.role}), {item.bytes} bytes",
+            "props": props(role=item.role),
+            "rlinks": [
+                {
+                    "href": quote(item.path),
+                    "hashes": [{"algorithm": "SHA-256", "value": item.sha256}],
+                }
+            ],
+        }
+        for item in report.inputs
+    ]
+
+
+def _start(report: Report) -> str:
+    answered = report.vendor.answered_on
+    start = f"{answered}T00:00:00Z" if answered else report.generated_at
+    return min(start, report.generated_at)
+
+
+def _result(report: Report, ids: _Ids, resources: list[dict[str, Any]]) -> dict[str, Any]:
+    seen = observations(report, ids, resources)
+    findings, risks = [], []
+    for f in report.findings:
+        finding, risk = finding_risk(report, f, ids, seen)
+        findings.append(finding)
+        risks.append(risk)
+    result: dict[str, Any] = {
+        "uuid": ids("result"),
+        "title": f"Vendor review of {report.vendor.name}",
+        "description": report.summary.tier_sentence,
+        "start": _start(report),
+        "end": report.generated_at,
+        "props": props(
+            tier=report.tier, score=report.score, points_total=report.scoring.points_total
+        ),
+        "reviewed-controls": {
+            "description": f"Every question of the questionnaire {report.scoring.questionnaire}.",
+            "control-selections": [{"include-all": {}}],
+        },
+    }
+    if seen:
+        result["observations"] = list(seen.values())
+    if risks:
+        result["risks"] = risks
+    if findings:
+        result["findings"] = findings
+    if report.not_assessed:
+        result["remarks"] = " ".join(
+            f"Not assessed ({n.section}): {n.reason}" for n in report.not_assessed
+        )
+    return result

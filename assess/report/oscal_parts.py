@@ -1,0 +1,193 @@
+"""The observations, findings and risks of ``report.oscal.json`` (see :mod:`assess.report.oscal`).
+
+An observation's method says how it was made (OSCAL's ``methods``): ``EXAMINE`` for a
+questionnaire answer or a server startup log that was read, ``TEST`` for a canary probe run and
+for the request logs scoped against the incident.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from assess.report.models import Report, ReportFinding
+
+Ids = Callable[..., str]
+#: key ("answer:<question>", "node:<name>", "probe:<run>", "exposure") -> observation
+Observations = dict[str, dict[str, Any]]
+#: Namespace of assess's own properties (OSCAL wants a URI; this one names no server).
+NS = "urn:assess:oscal"
+_TOKEN = re.compile(r"[^\w.\-]")
+
+
+def props(**values: object) -> list[dict[str, str]]:
+    """assess's properties (our namespace), the empty ones left out."""
+    out = []
+    for name, value in values.items():
+        text = str(value).strip() if value is not None else ""
+        if text:
+            out.append({"name": name.replace("_", "-"), "ns": NS, "value": text})
+    return out
+
+
+def prop(item: dict[str, Any], name: str) -> str | None:
+    return next((p["value"] for p in item.get("props", []) if p["name"] == name), None)
+
+
+def token(text: str) -> str:
+    """Return ``text`` as an OSCAL token (letters, digits, ``.``, ``-``, ``_``; a letter or
+    ``_`` first)."""
+    token = _TOKEN.sub("_", text) or "_"
+    return token if token[0].isalpha() or token[0] == "_" else f"_{token}"
+
+
+def evidence(resources: list[dict[str, Any]], *roles: str) -> list[dict[str, str]]:
+    return [
+        {"href": f"#{r['uuid']}", "description": f"{r['title']} ({prop(r, 'role')})"}
+        for r in resources
+        if prop(r, "role") in roles
+    ]
+
+
+def finding_target(report: Report, finding: ReportFinding) -> str:
+    """Return the question a finding is about (the first answer it rests on), else its id."""
+    answered = {a.id for a in report.answers}
+    return next((q for q in finding.rests_on if q in answered), finding.id)
+
+
+def observations(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> Observations:
+    """Return the review's observations by key, in the order they are listed."""
+    answered = f"{report.vendor.answered_on}T00:00:00Z" if report.vendor.answered_on else None
+    seen: Observations = {}
+    for a in report.answers:
+        text = f"The vendor answered {a.id}: {a.value}."
+        seen[f"answer:{a.id}"] = _observation(
+            ids("observation", "answer", a.id),
+            f"Answer to {a.id}",
+            text + (f" Note: {a.note}" if a.note else ""),
+            "EXAMINE",
+            props(evidence_level=a.evidence, reference=a.ref),
+            evidence(resources, "questionnaire"),
+            answered or report.generated_at,
+        )
+    for n in report.deployment.nodes:
+        seen[f"node:{n.name}"] = _observation(
+            ids("observation", "node", n.name),
+            f"Startup log of {n.name}",
+            f"Node {n.name} ({n.role}) runs {n.engine or 'an unknown engine'} "
+            f"{n.version or ''}".rstrip()
+            + f"; KV pool {n.pool_tokens} tokens, context {n.context_tokens} tokens; "
+            f"verdict {n.verdict}." + (f" {n.reason}" if n.reason else ""),
+            "EXAMINE",
+            props(verdict=n.verdict, role=n.role),
+            evidence(resources, "deploy-log", "deploy-check"),
+            report.generated_at,
+        )
+    for run in report.probes.runs:
+        seen[f"probe:{run.run_id}"] = _observation(
+            ids("observation", "probe", run.run_id),
+            f"Canary probe run {run.run_id}",
+            f"{run.probes} probes of {run.model} at {run.endpoint} ({run.mode} mode): "
+            f"{run.hits} hits; leak found: {'yes' if run.leak_found else 'no'}; "
+            f"complete: {'yes' if run.complete else 'no'}.",
+            "TEST",
+            props(leak_found=run.leak_found, hits=run.hits, probes=run.probes),
+            evidence(resources, "probe"),
+            run.finished_at or run.started_at or report.generated_at,
+        )
+    exposure = report.exposure
+    if exposure.assessed:
+        seen["exposure"] = _observation(
+            ids("observation", "exposure"),
+            f"Request logs scoped against {exposure.advisory or 'the incident'}",
+            f"{exposure.counts.get('records_read', 0)} records read; {exposure.received} "
+            f"requests received by the affected service in the incident window, from "
+            f"{len(exposure.accounts)} accounts ({exposure.unattributed} without an account).",
+            "TEST",
+            props(advisory=exposure.advisory, affected_requests=exposure.received),
+            evidence(resources, "logs"),
+            report.generated_at,
+        )
+    return seen
+
+
+def _observation(
+    uid: str,
+    title: str,
+    description: str,
+    method: str,
+    props: list[dict[str, str]],
+    evidence: list[dict[str, str]],
+    collected: str,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"uuid": uid, "title": title, "description": description}
+    if props:
+        out["props"] = props
+    out["methods"] = [method]
+    if evidence:
+        out["relevant-evidence"] = evidence
+    out["collected"] = collected
+    return out
+
+
+def related(report: Report, finding: ReportFinding, seen: Observations) -> list[str]:
+    """Return the keys of the observations a finding rests on: its answers, its nodes, the
+    probe runs when it rests on probe evidence, the scoped logs when it names their incident."""
+    keys = [f"answer:{q}" for q in finding.rests_on]
+    keys += [f"node:{n}" for n in finding.nodes]
+    if "evidence:probe" in finding.rests_on or finding.id.startswith("probe"):
+        keys += [k for k in seen if k.startswith("probe:")]
+    if report.exposure.advisory and report.exposure.advisory in finding.rests_on:
+        keys.append("exposure")
+    return [k for k in dict.fromkeys(keys) if k in seen]
+
+
+def finding_risk(
+    report: Report, f: ReportFinding, ids: Ids, seen: Observations
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return the OSCAL finding of ``f`` and the risk it identifies."""
+    risk_uuid = ids("risk", f.id)
+    shared = props(
+        ref=f.ref,
+        severity=f.severity.value,
+        evidence_level=f.evidence_level.value if f.evidence_level else None,
+        points=f.points,
+        source=f.source,
+        contradiction="true" if f.contradiction else None,
+    )
+    finding: dict[str, Any] = {
+        "uuid": ids("finding", f.id),
+        "title": f"{f.ref} {f.title}".strip(),
+        "description": f.detail or f.title,
+        "props": shared,
+        "target": {
+            "type": "objective-id",
+            "target-id": token(finding_target(report, f)),
+            "status": {"state": "not-satisfied"},
+        },
+    }
+    keys = related(report, f, seen)
+    if keys:
+        finding["related-observations"] = [{"observation-uuid": seen[k]["uuid"]} for k in keys]
+    finding["related-risks"] = [{"risk-uuid": risk_uuid}]
+    risk: dict[str, Any] = {
+        "uuid": risk_uuid,
+        "title": f.title,
+        "description": f.detail or f.title,
+        "statement": f"A {f.severity.value} finding of the vendor review ({f.ref}).",
+        "props": shared,
+        "status": "open",
+    }
+    if f.remediation:
+        risk["remediations"] = [
+            {
+                "uuid": ids("remediation", f.id),
+                "lifecycle": "recommendation",
+                "title": f"Remediation of {f.ref}",
+                "description": f.remediation,
+            }
+        ]
+    if keys:
+        risk["related-observations"] = [{"observation-uuid": seen[k]["uuid"]} for k in keys]
+    return finding, risk

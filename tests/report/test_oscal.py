@@ -1,0 +1,199 @@
+"""`assess report --format oscal`: report.oscal.json validates against NIST's OSCAL 1.1.3
+assessment-results schema (vendored), its observations say how they were made, its UUIDs come
+from the content, and SOURCE_DATE_EPOCH gives the same bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assess.cli.report import DEMO_LOGS, DEMO_PROBE, DEMO_SERVERLOGS, DEMO_VENDOR
+from assess.kernel.resources import data_dir
+from assess.report.oscal_schema import OSCAL_VERSION, SCHEMA_FILE, python_pattern, schema_errors
+from tests.report.conftest import invoke
+
+SAMPLES = data_dir("samples")
+#: SHA-256 of oscal_assessment-results_schema.json as NIST released it in v1.1.3.
+NIST_SHA256 = "d9e34757f0c12aff61f52b821f0b8f83ba0ba75b3a149a202b08ba82f82bc4c3"
+
+
+def demo_args(out: Path, fmt: str = "json,oscal,xlsx") -> list[str]:
+    """`assess report` on the demo's samples (the PDF left out: it takes the most time)."""
+    args = ["report", "-q", str(SAMPLES / DEMO_VENDOR), "--logs", str(SAMPLES / DEMO_LOGS)]
+    args += ["--incident", "glm-5.3-kv-leak", "--probe", str(SAMPLES / DEMO_PROBE)]
+    for log in DEMO_SERVERLOGS:
+        args += ["--deploy-log", str(SAMPLES / log)]
+    return [*args, "--format", fmt, "--out", str(out)]
+
+
+@pytest.fixture(scope="module")
+def review(module_tmp: Path) -> Path:
+    out = module_tmp / "oscal"
+    result = invoke(*demo_args(out))
+    assert result.exit_code == 0, result.output
+    assert str(out / "report.oscal.json") in result.output
+    return out
+
+
+def load(review: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    doc = json.loads((review / "report.oscal.json").read_text(encoding="utf-8"))
+    return doc, json.loads((review / "report.json").read_text(encoding="utf-8"))
+
+
+def test_the_vendored_schema_is_nists_v1_1_3_file() -> None:
+    data = SCHEMA_FILE.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == NIST_SHA256
+    assert (
+        json.loads(data)["$id"]
+        == f"http://csrc.nist.gov/ns/oscal/{OSCAL_VERSION}/oscal-ar-schema.json"
+    )
+    readme = (SCHEMA_FILE.parent / "README.md").read_text(encoding="utf-8")
+    assert NIST_SHA256 in readme and f"v{OSCAL_VERSION}" in readme
+
+
+def test_the_demo_review_validates_against_the_schema(review: Path) -> None:
+    doc, _ = load(review)
+    assert schema_errors(doc) == []
+    assert doc["assessment-results"]["metadata"]["oscal-version"] == OSCAL_VERSION
+
+
+def test_the_validator_can_fail() -> None:
+    """The check is real: a missing required key, an unknown method value type, a bad token."""
+    doc = {"assessment-results": {"uuid": "not-a-uuid", "metadata": {}, "results": []}}
+    errors = schema_errors(doc)
+    assert any("import-ap" in e for e in errors)
+    assert any("title" in e for e in errors)
+    assert any("not-a-uuid" in e for e in errors)
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"), [("engine.version", True), ("_x-1", True), ("ñame", True), ("1abc", False)]
+)
+def test_the_token_pattern_is_checked_with_its_unicode_classes(text: str, ok: bool) -> None:
+    import re
+
+    token = "^(\\p{L}|_)(\\p{L}|\\p{N}|[.\\-_])*$"
+    assert bool(re.search(python_pattern(token), text)) is ok
+
+
+def test_findings_match_the_review_and_link_their_observations(review: Path) -> None:
+    doc, report = load(review)
+    (result,) = doc["assessment-results"]["results"]
+    findings = result["findings"]
+    assert [f["title"].split(" ", 1)[0] for f in findings] == [f["ref"] for f in report["findings"]]
+    observations = {o["uuid"]: o for o in result["observations"]}
+    risks = {r["uuid"] for r in result["risks"]}
+    for f in findings:
+        assert f["target"]["status"]["state"] == "not-satisfied"
+        assert {r["risk-uuid"] for r in f["related-risks"]} <= risks
+        for link in f.get("related-observations", []):
+            assert link["observation-uuid"] in observations
+    first = findings[0]  # the advisory: answers, both startup logs and the scoped logs
+    methods = {
+        observations[o["observation-uuid"]]["title"]: observations[o["observation-uuid"]]["methods"]
+        for o in first["related-observations"]
+    }
+    assert methods["Answer to engine.version"] == ["EXAMINE"]
+    assert methods["Startup log of sglang-prefill"] == ["EXAMINE"]
+    assert methods["Request logs scoped against glm-5.3-kv-leak"] == ["TEST"]
+
+
+def test_observations_say_how_they_were_made(review: Path) -> None:
+    doc, report = load(review)
+    (result,) = doc["assessment-results"]["results"]
+    by_method: dict[str, list[str]] = {}
+    for o in result["observations"]:
+        (method,) = o["methods"]
+        by_method.setdefault(method, []).append(o["title"])
+    assert len([t for t in by_method["EXAMINE"] if t.startswith("Answer to ")]) == len(
+        report["answers"]
+    )
+    assert {t for t in by_method["EXAMINE"] if t.startswith("Startup log")} == {
+        "Startup log of sglang-prefill",
+        "Startup log of sglang-decode",
+    }
+    assert any(t.startswith("Canary probe run") for t in by_method["TEST"])
+    assert "Request logs scoped against glm-5.3-kv-leak" in by_method["TEST"]
+
+
+def test_inputs_are_back_matter_with_their_hashes(review: Path) -> None:
+    doc, report = load(review)
+    resources = doc["assessment-results"]["back-matter"]["resources"]
+    hashes = {r["rlinks"][0]["hashes"][0]["value"] for r in resources if "rlinks" in r}
+    assert hashes == {i["sha256"] for i in report["inputs"]}
+    plan = doc["assessment-results"]["import-ap"]["href"]
+    assert plan == f"#{resources[0]['uuid']}" and resources[0]["title"].startswith("Questionnaire")
+
+
+def test_uuids_are_unique_and_version_5(review: Path) -> None:
+    text = (review / "report.oscal.json").read_text(encoding="utf-8")
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("uuid"), str):
+                found.append(node["uuid"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(json.loads(text))
+    assert len(found) == len(set(found)) > 50
+    assert all(u[14] == "5" for u in found)
+
+
+def test_same_epoch_same_bytes_and_another_review_another_document(module_tmp: Path) -> None:
+    a, b = module_tmp / "same-a", module_tmp / "same-b"
+    for out in (a, b):
+        assert invoke(*demo_args(out)).exit_code == 0
+    for name in ("report.oscal.json", "findings-register.xlsx", "manifest.json", "report.json"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    later = module_tmp / "later"
+    assert invoke(*demo_args(later), env={"SOURCE_DATE_EPOCH": "1790000001"}).exit_code == 0
+    assert doc_uuid(a) != doc_uuid(later)
+
+
+def doc_uuid(folder: Path) -> str:
+    doc = json.loads((folder / "report.oscal.json").read_text(encoding="utf-8"))
+    return str(doc["assessment-results"]["uuid"])
+
+
+def test_the_manifest_lists_the_oscal_file(review: Path) -> None:
+    manifest = json.loads((review / "manifest.json").read_text())
+    listed = {e["path"]: e["sha256"] for e in manifest["outputs"]}
+    data = (review / "report.oscal.json").read_bytes()
+    assert listed["report.oscal.json"] == hashlib.sha256(data).hexdigest()
+    assert "json,oscal,xlsx" in manifest["command"]
+
+
+def test_the_default_formats_are_unchanged(module_tmp: Path) -> None:
+    out = module_tmp / "default"
+    args = demo_args(out)
+    fmt = args.index("--format")
+    del args[fmt : fmt + 2]
+    assert invoke(*args).exit_code == 0
+    assert not (out / "report.oscal.json").exists()
+    assert not (out / "findings-register.xlsx").exists()
+    assert (out / "report.pdf").is_file()
+
+
+def test_a_review_with_answers_only_and_one_with_nothing_still_validate() -> None:
+    from assess.report.api import build_report
+    from assess.report.oscal import oscal_document
+
+    report = build_report(SAMPLES / "vendors/well-run.yaml", generated_at="2026-09-01T00:00:00Z")
+    doc = oscal_document(report)
+    assert schema_errors(doc) == []
+    (result,) = doc["assessment-results"]["results"]
+    assert {m for o in result["observations"] for m in o["methods"]} == {"EXAMINE"}
+    assert "Not assessed (exposure)" in result["remarks"]
+    empty = report.model_copy(update={"findings": [], "answers": [], "inputs": []})
+    doc = oscal_document(empty)
+    assert schema_errors(doc) == []
+    assert "findings" not in doc["assessment-results"]["results"][0]

@@ -1,0 +1,133 @@
+"""`assess report --format xlsx`: findings-register.xlsx read back with openpyxl, in the column
+layout of CISO Assistant's findings import, cells never formulas, timestamps from the review."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from assess.kernel.common import Severity
+from assess.report.api import build_report
+from assess.report.models import Report
+from assess.report.register import COLUMNS, cell_column, register_bytes
+from tests.report.conftest import invoke
+from tests.report.test_oscal import SAMPLES, demo_args
+
+#: The header of CISO Assistant's own template, in its order
+#: (intuitem/ciso-assistant-community, backend/data_wizard/import_templates/
+#: findings_assessment_template.xlsx, first sheet).
+CISO_TEMPLATE_HEADER = [
+    "ref_id",
+    "name",
+    "description",
+    "severity",
+    "status",
+    "filtering_labels",
+    "asset",
+]
+#: Values its importer accepts (FindingsAssessmentRecordConsumer.SEVERITY_MAP, Finding.Status).
+CISO_SEVERITIES = {"info", "low", "medium", "high", "critical"}
+CISO_STATUSES = {"--", "identified", "confirmed", "dismissed", "assigned", "in_progress"}
+CISO_STATUSES |= {"mitigated", "resolved", "closed", "deprecated"}
+
+
+@pytest.fixture(scope="module")
+def register(module_tmp: Path) -> tuple[list[list[object]], Path]:
+    out = module_tmp / "register"
+    assert invoke(*demo_args(out, "json,xlsx")).exit_code == 0
+    book = load_workbook(out / "findings-register.xlsx")
+    assert book.sheetnames[0] == "findings"
+    rows = [list(r) for r in book.worksheets[0].iter_rows(values_only=True)]
+    return rows, out
+
+
+def test_the_header_starts_with_ciso_assistants_template(
+    register: tuple[list[list[object]], Path],
+) -> None:
+    rows, _ = register
+    assert rows[0][: len(CISO_TEMPLATE_HEADER)] == CISO_TEMPLATE_HEADER
+    assert rows[0] == list(COLUMNS)
+    for column in ("priority", "due_date", "eta", "observation"):  # also read by the importer
+        assert column in rows[0]
+
+
+def test_one_row_per_finding_in_the_reviews_order(
+    register: tuple[list[list[object]], Path],
+) -> None:
+    import json
+
+    rows, out = register
+    report = json.loads((out / "report.json").read_text())
+    body = [dict(zip(rows[0], r, strict=True)) for r in rows[1:]]
+    assert [r["ref_id"] for r in body] == [f"F-{n:02d}" for n in range(1, len(body) + 1)]
+    assert [r["name"] for r in body] == [f["title"] for f in report["findings"]]
+    assert {r["severity"] for r in body} <= CISO_SEVERITIES
+    assert {r["status"] for r in body} <= CISO_STATUSES
+    first = body[0]
+    assert first["severity"] == "critical" and first["priority"] == 1
+    assert first["status"] == "confirmed"  # verified by the startup logs
+    assert first["section"] == "engine" and first["evidence"] == "verified"
+    assert first["remediation"].startswith("Upgrade sglang")
+    assert first["asset"].startswith("Example Edge AI Inc.")
+    assert "line 10" not in (first["observation"] or "")  # log snippets stay in the review
+
+
+def test_the_manifest_lists_the_register(register: tuple[list[list[object]], Path]) -> None:
+    import hashlib
+    import json
+
+    _, out = register
+    listed = {
+        e["path"]: e["sha256"] for e in json.loads((out / "manifest.json").read_text())["outputs"]
+    }
+    data = (out / "findings-register.xlsx").read_bytes()
+    assert listed["findings-register.xlsx"] == hashlib.sha256(data).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def small_report() -> Report:
+    return build_report(SAMPLES / "vendors/well-run.yaml", generated_at="2026-09-01T12:30:00Z")
+
+
+def test_cells_are_text_never_formulas(small_report: Report) -> None:
+    finding = small_report.findings[0].model_copy(
+        update={
+            "title": '=HYPERLINK("http://evil.example","x")',
+            "detail": "+1+1\x07bell",
+            "remediation": "@SUM(A1)",
+        }
+    )
+    report = small_report.model_copy(update={"findings": [finding]})
+    sheet = load_workbook(io.BytesIO(register_bytes(report))).worksheets[0]
+    header = [c.value for c in sheet[1]]
+    cells = {name: sheet.cell(row=2, column=i + 1) for i, name in enumerate(header)}
+    assert cells["name"].value == '=HYPERLINK("http://evil.example","x")'
+    assert cells["name"].data_type == "s"
+    assert cells["description"].value == "+1+1bell"  # the control character is dropped
+    assert all(c.data_type != "f" for row in sheet.iter_rows() for c in row)
+    assert cells["severity"].value == Severity(small_report.findings[0].severity).value
+
+
+def test_every_timestamp_is_the_reviews(small_report: Report) -> None:
+    data = register_bytes(small_report)
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert {i.date_time for i in archive.infolist()} == {(2026, 9, 1, 12, 30, 0)}
+    core = archive.read("docProps/core.xml").decode()
+    assert "2026-09-01T12:30:00Z</dcterms:modified>" in core
+    assert "2026-09-01T12:30:00Z</dcterms:created>" in core
+    assert register_bytes(small_report) == data
+
+
+def test_a_review_before_1980_still_writes_a_zip(small_report: Report) -> None:
+    early = small_report.model_copy(update={"generated_at": "1970-01-01T00:00:00Z"})
+    archive = zipfile.ZipFile(io.BytesIO(register_bytes(early)))
+    assert {i.date_time for i in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+
+
+@pytest.mark.parametrize(("index", "letters"), [(0, "A"), (16, "Q"), (25, "Z"), (26, "AA")])
+def test_column_letters(index: int, letters: str) -> None:
+    assert cell_column(index) == letters
