@@ -4,6 +4,7 @@ The public Python API (each function returns the model its command's ``--json`` 
 raises :class:`AssessError` subclasses, and never prints or exits)::
 
     from assess import scope_logs, score_answers, run_probe, check_deployment, build_report
+    from assess import build_portfolio
 
 The functions are imported on first use, so ``import assess`` stays cheap.
 """
@@ -24,6 +25,7 @@ from assess.kernel.errors import (
 
 if TYPE_CHECKING:
     from assess.deploy.api import check_deployment
+    from assess.portfolio.api import build_portfolio
     from assess.probe.api import ProbeStopped, run_probe
     from assess.report.api import build_report
     from assess.scope.api import scope_logs
@@ -39,6 +41,7 @@ _LAZY = {
     "ProbeStopped": "assess.probe.api",
     "check_deployment": "assess.deploy.api",
     "build_report": "assess.report.api",
+    "build_portfolio": "assess.portfolio.api",
 }
 
 __all__ = [
@@ -50,6 +53,7 @@ __all__ = [
     "ProbeStopped",
     "UsageError",
     "__version__",
+    "build_portfolio",
     "build_report",
     "check_deployment",
     "run_probe",

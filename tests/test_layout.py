@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "assess"
-FEATURES = ("advisories", "vendor", "scope", "probe", "lab", "deploy", "report")
+FEATURES = ("advisories", "vendor", "scope", "probe", "lab", "deploy", "report", "portfolio")
 
 
 def imported(path: Path, root: Path = PACKAGE.parent) -> set[str]:
@@ -63,9 +63,9 @@ def test_kernel_imports_no_feature() -> None:
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
-#: The features a feature may import besides kernel. Only report combines the others; the one
-#: exception is the advisories catalogue (the incidents), which scoring, scope and deploy-check
-#: are judged against.
+#: The features a feature may import besides kernel. Only report combines the others; the
+#: exceptions are the advisories catalogue (the incidents), which scoring, scope and deploy-check
+#: are judged against, and the portfolio, which ranks what the vendor feature scores.
 ALLOWED = {
     "advisories": set(),
     "vendor": {"advisories"},
@@ -73,7 +73,8 @@ ALLOWED = {
     "probe": set(),
     "lab": set(),
     "deploy": {"advisories"},
-    "report": set(FEATURES) - {"report"},
+    "report": set(FEATURES) - {"report", "portfolio"},
+    "portfolio": {"vendor"},
 }
 
 

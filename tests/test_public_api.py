@@ -140,6 +140,24 @@ def test_build_report_returns_the_report_model() -> None:
     assert out["not_assessed"] == []
 
 
+def test_build_portfolio_returns_the_portfolio_model() -> None:
+    out = run_python(
+        """
+        import json
+        from assess import build_portfolio
+        from assess.portfolio.models import Portfolio
+        p = build_portfolio(["samples/vendors/well-run.yaml", "samples/vendors/incident-like.yaml",
+                             "no-such.yaml"], generated_at="2026-09-01T00:00:00Z")
+        print(json.dumps({"model": isinstance(p, Portfolio), "kind": p.kind,
+                          "order": [v.vendor for v in p.vendors],
+                          "skipped": [s.file for s in p.skipped]}))
+        """
+    )
+    assert out["model"] is True and out["kind"] == "assess.portfolio"
+    assert out["order"] == ["Example Edge AI Inc.", "Careful Compute GmbH"]
+    assert out["skipped"] == ["no-such.yaml"]
+
+
 def test_run_probe_against_the_lab_finds_the_leak() -> None:
     out = run_python(
         """
@@ -184,6 +202,7 @@ def _env() -> dict[str, str]:
         ),
         ("from assess import check_deployment; check_deployment([])", "UsageError"),
         ("from assess import score_answers; score_answers('no-such.yaml')", "InputError"),
+        ("from assess import build_portfolio; build_portfolio(['no-such.yaml'])", "InputError"),
         ("from assess import run_probe; run_probe('http://127.0.0.1:9/v1', 'm')", "UsageError"),
         (
             "from assess import build_report; build_report('samples/vendors/incident-like.yaml',"

@@ -30,9 +30,10 @@ def examples() -> list[tuple[str, str]]:
 
 def test_every_function_has_an_example() -> None:
     code = "\n".join(c for c, _ in examples())
-    for name in ("scope_logs", "score_answers", "run_probe", "check_deployment", "build_report"):
+    names = ("scope_logs", "score_answers", "run_probe", "check_deployment", "build_report")
+    for name in (*names, "build_portfolio"):
         assert "from assess import" in code and f"{name}(" in code, name
-    assert len(examples()) == 5
+    assert len(examples()) == 6
 
 
 @pytest.mark.parametrize(("code", "printed"), examples(), ids=lambda v: v.split("\n")[0][:40])

@@ -45,7 +45,8 @@ def _new_app() -> typer.Typer:
         help=(
             "Judge hosted-LLM vendors and scope your exposure when one has an incident.\n\n"
             "Is this vendor safe? (questionnaire, score)  Were we exposed? (scope)  "
-            "Does isolation hold now? (probe, lab, deploy-check)  All together: report, demo."
+            "Does isolation hold now? (probe, lab, deploy-check)  All together: report, demo.  "
+            "Many vendors: portfolio."
         ),
         no_args_is_help=True,
         add_completion=False,
@@ -84,6 +85,7 @@ COMMAND_MODULES: dict[str, str] = {
     "demo": "assess.cli.report",
     "verify": "assess.cli.verify",
     "review": "assess.cli.review",
+    "portfolio": "assess.cli.portfolio",
 }
 
 

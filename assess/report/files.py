@@ -8,16 +8,15 @@ fixed order, lists sorted, paths reduced to names, the date taken from the envir
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from assess import __version__
 from assess.kernel.atomic import write_bytes
 from assess.kernel.atomic_dir import can_swap, swap_in
+from assess.kernel.clock import generation_time as generation_time  # re-exported
 from assess.kernel.errors import OutputError, UsageError
 from assess.report.models import Manifest, ManifestEntry, Report, ReportInput, Tool
 
@@ -68,27 +67,6 @@ def parse_formats(value: str) -> tuple[str, ...]:
             f"Use a comma-separated subset of: {','.join(FORMATS)}.",
         )
     return tuple(f for f in FORMATS if f in wanted)
-
-
-def generation_time(environ: Mapping[str, str] | None = None) -> str:
-    """Return the review's timestamp (ISO, UTC, seconds): SOURCE_DATE_EPOCH if set, else now.
-
-    Raises:
-        UsageError: when SOURCE_DATE_EPOCH is not an integer.
-    """
-    env = os.environ if environ is None else environ
-    raw = env.get("SOURCE_DATE_EPOCH")
-    if raw is None or not raw.strip():
-        when = datetime.now(UTC)
-    else:
-        try:
-            when = datetime.fromtimestamp(int(raw.strip()), UTC)
-        except (ValueError, OverflowError, OSError):
-            raise UsageError(
-                f"SOURCE_DATE_EPOCH: '{raw}' is not a number of seconds since 1970",
-                "Set it to an integer, e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct).",
-            ) from None
-    return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def report_json_bytes(report: Report) -> bytes:

@@ -1,0 +1,1 @@
+"""The portfolio: many vendors scored and ranked in one table (`assess portfolio`)."""

@@ -1,0 +1,193 @@
+"""`assess portfolio`: many vendors scored and ranked, riskiest first; the trend against earlier
+portfolios, scores and reviews; bad files named and left out; same bytes under SOURCE_DATE_EPOCH."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import html5lib
+import pytest
+from typer.testing import CliRunner, Result
+
+from assess.cli import app
+from assess.kernel.errors import InputError
+from assess.portfolio.api import build_portfolio
+from assess.portfolio.models import Previous
+from assess.portfolio.previous import pick
+from assess.portfolio.rank import risk_key, trend
+from tests.conftest import CLI_ENV, REPO
+
+VENDORS = REPO / "samples" / "vendors"
+INCIDENT = str(VENDORS / "incident-like.yaml")
+AFTER_FIX = str(VENDORS / "incident-like-after-fix.yaml")
+EVASIVE = str(VENDORS / "evasive.yaml")
+WELL_RUN = str(VENDORS / "well-run.yaml")
+EPOCH = "1790000000"  # 2026-09-21T14:13:20Z
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
+    """Run the CLI with SOURCE_DATE_EPOCH set; stderr kept apart from stdout."""
+    runner = CliRunner()
+    return runner.invoke(
+        app,
+        list(args),
+        env={**CLI_ENV, "SOURCE_DATE_EPOCH": EPOCH, **(env or {})},
+        catch_exceptions=False,
+    )
+
+
+def ranked(doc: dict[str, Any]) -> list[tuple[int, str]]:
+    return [(v["rank"], Path(v["file"]).name) for v in doc["vendors"]]
+
+
+def test_vendors_are_ranked_riskiest_first_and_the_cap_is_broken_by_points() -> None:
+    p = build_portfolio(
+        [WELL_RUN, AFTER_FIX, EVASIVE, INCIDENT], generated_at="2026-01-01T00:00:00Z"
+    )
+    assert [(v.rank, Path(v.file).name) for v in p.vendors] == [
+        (1, "incident-like.yaml"),  # critical, 100, 199 points before the cap
+        (2, "evasive.yaml"),  # critical, 100, 129
+        (3, "incident-like-after-fix.yaml"),  # medium
+        (4, "well-run.yaml"),  # low
+    ]
+    top = p.vendors[0]
+    assert (top.tier, top.score, top.points_total, top.open_critical) == ("critical", 100, 199, 2)
+    assert top.section_points["deployment"] == 85 and sum(top.section_points.values()) == 199
+    assert top.last_assessed == "2026-09-01" and top.trend == "new" and top.previous is None
+    assert p.sections[:3] == ["vendor", "engine", "deployment"]
+
+
+def test_risk_key_orders_tier_before_score_before_points() -> None:
+    assert risk_key("high", 45, 45) > risk_key("medium", 60, 60)
+    assert risk_key("critical", 100, 199) > risk_key("critical", 100, 129)
+    assert trend(risk_key("low", 1, 1), None) == "new"
+    before = Previous(score=28, tier="medium", points_total=28, source="x.json")
+    assert trend(risk_key("medium", 28, 28), before) == "same"
+    assert trend(risk_key("critical", 100, 199), before) == "riskier"
+    assert trend(risk_key("low", 1, 1), before) == "better"
+
+
+@pytest.fixture(scope="module")
+def score_of_incident(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("prev") / "incident-score.json"
+    assert invoke("score", INCIDENT, "--json", str(out)).exit_code == 0
+    return out
+
+
+def test_trend_against_a_previous_score(score_of_incident: Path) -> None:
+    """The vendor fixed the engine: its after-fix answers rank better than the earlier score."""
+    p = build_portfolio([AFTER_FIX], previous=[score_of_incident])
+    (row,) = p.vendors
+    assert row.trend == "better"
+    assert row.score_change == 28 - 100 and row.points_change == 28 - 199
+    assert row.previous is not None and row.previous.tier == "critical"
+    assert row.previous.source == "incident-score.json"
+    assert p.previous_files == ["incident-score.json"]
+
+
+def test_trend_against_a_previous_portfolio_folder_matches_each_file(tmp_path: Path) -> None:
+    files = [INCIDENT, AFTER_FIX, WELL_RUN]
+    first = invoke("portfolio", *files, "--out", str(tmp_path / "q1"))
+    assert first.exit_code == 0, first.output
+    doc = json.loads(
+        invoke("portfolio", *files, "--previous", str(tmp_path / "q1"), "--json", "-").stdout
+    )
+    # two files of one vendor: each compared with its own earlier row, not the latest answers
+    assert [v["trend"] for v in doc["vendors"]] == ["same", "same", "same"]
+    assert doc["previous_files"] == ["portfolio.json"]
+
+
+def test_trend_against_a_previous_review(tmp_path: Path) -> None:
+    review = tmp_path / "review"
+    done = invoke("report", "-q", INCIDENT, "--format", "json", "--out", str(review))
+    assert done.exit_code == 0, done.output
+    doc = json.loads(
+        invoke("portfolio", AFTER_FIX, "--previous", str(review), "--json", "-").stdout
+    )
+    (row,) = doc["vendors"]
+    assert row["trend"] == "better" and row["previous"]["source"] == "report.json"
+
+
+def test_pick_prefers_the_same_file_then_the_latest_answers() -> None:
+    old = Previous(score=1, tier="low", answered_on="2026-01-01", source="a", file="x.yaml")
+    new = Previous(score=2, tier="low", answered_on="2026-06-01", source="a", file="y.yaml")
+    assert pick([old, new], "x.yaml") is old
+    assert pick([old, new], "z.yaml") is new
+    assert pick([], "x.yaml") is None
+
+
+def test_a_bad_file_is_named_and_the_rest_still_ranked(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("answers: [unclosed\n")
+    missing = tmp_path / "missing.yaml"
+    result = invoke(
+        "portfolio",
+        INCIDENT,
+        str(broken),
+        str(missing),
+        str(tmp_path / "none-*.yaml"),
+        WELL_RUN,
+        "--json",
+        "-",
+    )
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert ranked(doc) == [(1, "incident-like.yaml"), (2, "well-run.yaml")]
+    skipped = {Path(s["file"]).name: s["error"] for s in doc["skipped"]}
+    assert set(skipped) == {"broken.yaml", "missing.yaml", "none-*.yaml"}
+    assert "YAML" in skipped["broken.yaml"] and "matches no file" in skipped["none-*.yaml"]
+    assert f"skipped {broken}:" in result.stderr
+
+
+def test_no_usable_file_is_exit_2_naming_each(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("kind: assess.answers\n")
+    result = invoke("portfolio", str(broken), str(tmp_path / "gone.yaml"))
+    assert result.exit_code == 2
+    assert "none of the 2 answers files could be scored" in result.stderr
+    assert "broken.yaml" in result.stderr and "gone.yaml" in result.stderr
+    assert "Traceback" not in result.output
+    with pytest.raises(InputError, match="none of the 1"):
+        build_portfolio([str(broken)])
+
+
+def test_a_bad_previous_file_is_exit_2_naming_it(tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    other.write_text('{"kind": "assess.scope", "counts": {}}')
+    result = invoke("portfolio", WELL_RUN, "--previous", str(other))
+    assert result.exit_code == 2
+    assert "other.json" in result.stderr and "assess.scope" in result.stderr
+
+
+def test_same_epoch_same_bytes(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        assert invoke("portfolio", INCIDENT, WELL_RUN, "--out", str(tmp_path / name)).exit_code == 0
+    for name in ("portfolio.json", "portfolio.html"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    doc = json.loads((tmp_path / "a" / "portfolio.json").read_text())
+    assert doc["generated_at"] == "2026-09-21T14:13:20Z" and doc["kind"] == "assess.portfolio"
+
+
+def test_the_page_is_valid_html_with_every_column_and_escapes_names(tmp_path: Path) -> None:
+    hostile = tmp_path / "hostile.yaml"
+    text = Path(WELL_RUN).read_text().replace("Careful Compute GmbH", "<script>alert(1)</script>")
+    hostile.write_text(text)
+    assert (
+        invoke("portfolio", INCIDENT, str(hostile), "--out", str(tmp_path / "out")).exit_code == 0
+    )
+    page = (tmp_path / "out" / "portfolio.html").read_text()
+    html5lib.HTMLParser(strict=True).parse(page)
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    for column in ("points (uncapped)", "open critical", "last assessed", "trend", "deployment"):
+        assert column in page
+    assert page.index("Example Edge AI Inc.") < page.index("&lt;script&gt;")
+
+
+def test_the_table_lists_every_vendor_in_rank_order() -> None:
+    result = invoke("portfolio", WELL_RUN, INCIDENT)
+    assert result.exit_code == 0
+    out = result.stdout
+    assert out.index("Example Edge AI Inc.") < out.index("Careful Compute GmbH")
+    assert "critical" in out and "2026-09-01" in out and "deployment 85" in out
