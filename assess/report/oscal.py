@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import quote
 
 from assess.report.models import Report
-from assess.report.oscal_parts import finding_risk, observations, props
+from assess.report.oscal_parts import finding_risk, observations, one_line, props
 from assess.report.oscal_schema import OSCAL_VERSION
 
 OSCAL_FILE = "report.oscal.json"
@@ -85,7 +85,13 @@ def _metadata(report: Report, ids: _Ids) -> dict[str, Any]:
         "version": f"{report.generated_at} (assess {report.tool.version})",
         "oscal-version": OSCAL_VERSION,
         "props": props(tier=report.tier, score=report.score),
-        "parties": [{"uuid": ids("party", "vendor"), "type": "organization", "name": vendor.name}],
+        "parties": [
+            {
+                "uuid": ids("party", "vendor"),
+                "type": "organization",
+                "name": one_line(vendor.name) or "unnamed vendor",
+            }
+        ],
     }
 
 

@@ -21,11 +21,17 @@ NS = "urn:assess:oscal"
 _TOKEN = re.compile(r"[^\w.\-]")
 
 
+def one_line(value: object) -> str:
+    """Return ``value`` as OSCAL's non-empty-string type wants it: one line, no whitespace at
+    either end (runs of whitespace, newlines included, become one space)."""
+    return " ".join(str(value).split())
+
+
 def props(**values: object) -> list[dict[str, str]]:
-    """assess's properties (our namespace), the empty ones left out."""
+    """assess's properties (our namespace), one line each, the empty ones left out."""
     out = []
     for name, value in values.items():
-        text = str(value).strip() if value is not None else ""
+        text = one_line(value) if value is not None else ""
         if text:
             out.append({"name": name.replace("_", "-"), "ns": NS, "value": text})
     return out

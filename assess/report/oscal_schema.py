@@ -40,6 +40,7 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
+@cache
 def validator() -> Any:
     """Return a draft-07 jsonschema validator of the vendored schema whose ``pattern`` keyword
     understands the schema's Unicode classes."""

@@ -10,9 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from assess.cli.report import DEMO_LOGS, DEMO_PROBE, DEMO_SERVERLOGS, DEMO_VENDOR
 from assess.kernel.resources import data_dir
+from assess.report.api import build_report
+from assess.report.models import Report
+from assess.report.oscal import oscal_document
 from assess.report.oscal_schema import OSCAL_VERSION, SCHEMA_FILE, python_pattern, schema_errors
 from tests.report.conftest import invoke
 
@@ -172,21 +177,17 @@ def test_the_manifest_lists_the_oscal_file(review: Path) -> None:
     assert "json,oscal,xlsx" in manifest["command"]
 
 
-def test_the_default_formats_are_unchanged(module_tmp: Path) -> None:
-    out = module_tmp / "default"
-    args = demo_args(out)
-    fmt = args.index("--format")
-    del args[fmt : fmt + 2]
-    assert invoke(*args).exit_code == 0
-    assert not (out / "report.oscal.json").exists()
-    assert not (out / "findings-register.xlsx").exists()
-    assert (out / "report.pdf").is_file()
+def test_the_default_formats_are_unchanged() -> None:
+    """Without --format, `assess report` writes what it wrote before: html, pdf, json."""
+    from assess.report.files import DEFAULT_FORMATS, parse_formats
+
+    assert DEFAULT_FORMATS == ("html", "pdf", "json")
+    result = invoke("report", "--help")
+    assert "[default: html,pdf,json]" in " ".join(result.output.split())
+    assert parse_formats("xlsx,oscal,json") == ("json", "oscal", "xlsx")
 
 
 def test_a_review_with_answers_only_and_one_with_nothing_still_validate() -> None:
-    from assess.report.api import build_report
-    from assess.report.oscal import oscal_document
-
     report = build_report(SAMPLES / "vendors/well-run.yaml", generated_at="2026-09-01T00:00:00Z")
     doc = oscal_document(report)
     assert schema_errors(doc) == []
@@ -197,3 +198,29 @@ def test_a_review_with_answers_only_and_one_with_nothing_still_validate() -> Non
     doc = oscal_document(empty)
     assert schema_errors(doc) == []
     assert "findings" not in doc["assessment-results"]["results"][0]
+
+
+_TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=40)
+
+
+@pytest.fixture(scope="module")
+def answers_only() -> Report:
+    return build_report(SAMPLES / "vendors/well-run.yaml", generated_at="2026-09-01T00:00:00Z")
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=_TEXT, title=_TEXT, detail=_TEXT, note=_TEXT, ref=_TEXT, value=_TEXT)
+def test_any_text_from_vendors_still_validates(
+    answers_only: Report, name: str, title: str, detail: str, note: str, ref: str, value: str
+) -> None:
+    """Names, titles, notes and references come from vendors: blank, multi-line or odd text
+    never makes the document invalid (one-line properties, a named party, text kept as text)."""
+    finding = answers_only.findings[0].model_copy(
+        update={"title": title, "detail": detail, "remediation": detail, "source": ref}
+    )
+    answer = answers_only.answers[0].model_copy(update={"value": value, "note": note, "ref": ref})
+    vendor = answers_only.vendor.model_copy(update={"name": name, "service": note})
+    report = answers_only.model_copy(
+        update={"findings": [finding], "answers": [answer], "vendor": vendor}
+    )
+    assert schema_errors(oscal_document(report)) == []
