@@ -55,8 +55,7 @@ def register(app: typer.Typer) -> None:
         for item in portfolio.skipped:  # one line each, never wrapped
             typer.echo(f"skipped {item.file}: {' '.join(item.error.split())}", err=True)
         document = to_json(portfolio)
-        if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
+        if out is not None:  # the folder is made by the first write; a file there is exit 2
             write_text(out / PORTFOLIO_HTML, render_html(portfolio))
             write_text(out / PORTFOLIO_JSON, document)
         if json_out is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from assess.report.models import Report, ReportFinding
@@ -19,6 +20,20 @@ Observations = dict[str, dict[str, Any]]
 #: Namespace of assess's own properties (OSCAL wants a URI; this one names no server).
 NS = "urn:assess:oscal"
 _TOKEN = re.compile(r"[^\w.\-]")
+
+
+def oscal_time(text: str | None, fallback: str) -> str:
+    """Return ``text`` as an OSCAL date-time (a time zone is required: a time without one is
+    taken as UTC), or ``fallback`` when it is missing or not an ISO time."""
+    if not text:
+        return fallback
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return fallback
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def one_line(value: object) -> str:
@@ -100,7 +115,7 @@ def observations(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> O
             "TEST",
             props(leak_found=run.leak_found, hits=run.hits, probes=run.probes),
             evidence(resources, "probe"),
-            run.finished_at or run.started_at or report.generated_at,
+            oscal_time(run.finished_at or run.started_at, report.generated_at),
         )
     exposure = report.exposure
     if exposure.assessed:

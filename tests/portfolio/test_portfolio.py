@@ -191,3 +191,11 @@ def test_the_table_lists_every_vendor_in_rank_order() -> None:
     out = result.stdout
     assert out.index("Example Edge AI Inc.") < out.index("Careful Compute GmbH")
     assert "critical" in out and "2026-09-01" in out and "deployment 85" in out
+
+
+def test_an_out_path_that_is_a_file_is_exit_2(tmp_path: Path) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("x")
+    result = invoke("portfolio", WELL_RUN, "--out", str(taken))
+    assert result.exit_code == 2 and "cannot write here" in result.stderr
+    assert "Traceback" not in result.output

@@ -224,3 +224,45 @@ def test_any_text_from_vendors_still_validates(
         update={"findings": [finding], "answers": [answer], "vendor": vendor}
     )
     assert schema_errors(oscal_document(report)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("2026-12-02T17:02:08.051013Z", "2026-12-02T17:02:08.051013Z"),
+        ("2026-12-02T17:02:08", "2026-12-02T17:02:08Z"),
+        ("2026-12-02T19:02:08+02:00", "2026-12-02T17:02:08Z"),
+        ("yesterday", "FALLBACK"),
+        (None, "FALLBACK"),
+    ],
+)
+def test_probe_times_become_oscal_date_times(text: str | None, shown: str) -> None:
+    from assess.report.oscal_parts import oscal_time
+
+    assert oscal_time(text, "FALLBACK") == shown
+
+
+def test_a_probe_time_without_a_zone_still_validates(answers_only: Report) -> None:
+    from assess.report.models import ProbeRun, Probes
+
+    run = ProbeRun(
+        run_id="r1",
+        endpoint="https://api.example",
+        model="m",
+        mode="standard",
+        started_at="2026-12-02T17:02:08",
+        finished_at="not a time",
+        complete=True,
+        leak_found=False,
+        probes=10,
+        hits=0,
+    )
+    report = answers_only.model_copy(update={"probes": Probes(assessed=True, runs=[run])})
+    doc = oscal_document(report)
+    assert schema_errors(doc) == []
+    (probe,) = [
+        o
+        for o in doc["assessment-results"]["results"][0]["observations"]
+        if o["methods"] == ["TEST"]
+    ]
+    assert probe["collected"] == report.generated_at
