@@ -46,6 +46,8 @@ def props(**values: object) -> list[dict[str, str]]:
     """assess's properties (our namespace), one line each, the empty ones left out."""
     out = []
     for name, value in values.items():
+        if isinstance(value, bool):
+            value = "true" if value else "false"
         text = one_line(value) if value is not None else ""
         if text:
             out.append({"name": name.replace("_", "-"), "ns": NS, "value": text})
@@ -105,32 +107,45 @@ def observations(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> O
             evidence(resources, "deploy-log", "deploy-check"),
             report.generated_at,
         )
+    elsewhere = any(f.id.startswith("evidence-not-about-vendor.probe") for f in report.findings)
     for run in report.probes.runs:
         seen[f"probe:{run.run_id}"] = _observation(
             ids("observation", "probe", run.run_id),
             f"Canary probe run {run.run_id}",
             f"{run.probes} probes of {run.model} at {run.endpoint} ({run.mode} mode): "
             f"{run.hits} hits; leak found: {'yes' if run.leak_found else 'no'}; "
-            f"complete: {'yes' if run.complete else 'no'}.",
+            f"complete: {'yes' if run.complete else 'no'}."
+            + (
+                " Not a run against the vendor's service (finding "
+                "evidence-not-about-vendor.probe): shown, not scored."
+                if elsewhere
+                else ""
+            ),
             "TEST",
             props(leak_found=run.leak_found, hits=run.hits, probes=run.probes),
             evidence(resources, "probe"),
             oscal_time(run.finished_at or run.started_at, report.generated_at),
         )
-    exposure = report.exposure
-    if exposure.assessed:
-        seen["exposure"] = _observation(
-            ids("observation", "exposure"),
-            f"Request logs scoped against {exposure.advisory or 'the incident'}",
-            f"{exposure.counts.get('records_read', 0)} records read; {exposure.received} "
-            f"requests received by the affected service in the incident window, from "
-            f"{len(exposure.accounts)} accounts ({exposure.unattributed} without an account).",
-            "TEST",
-            props(advisory=exposure.advisory, affected_requests=exposure.received),
-            evidence(resources, "logs"),
-            report.generated_at,
-        )
+    if report.exposure.assessed:
+        seen["exposure"] = _exposure(report, ids, resources)
     return seen
+
+
+def _exposure(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> dict[str, Any]:
+    """The scoping of the request logs against the incident (a TEST)."""
+    exposure = report.exposure
+    return _observation(
+        ids("observation", "exposure"),
+        f"Request logs scoped against {exposure.advisory or 'the incident'}",
+        f"{exposure.counts.get('records_read', 0)} records read; {exposure.received} "
+        f"requests received over the trigger in the incident window, from "
+        f"{len(exposure.accounts)} accounts and {exposure.unattributed} without an account; "
+        f"{exposure.possibly_affected.get('requests', 0)} more possibly affected.",
+        "TEST",
+        props(advisory=exposure.advisory, affected_requests=exposure.received),
+        evidence(resources, "logs"),
+        report.generated_at,
+    )
 
 
 def _observation(

@@ -122,6 +122,10 @@ def test_observations_say_how_they_were_made(review: Path) -> None:
         "Startup log of sglang-decode",
     }
     assert any(t.startswith("Canary probe run") for t in by_method["TEST"])
+    (probe,) = [o for o in result["observations"] if o["title"].startswith("Canary probe run")]
+    # the demo's probe ran against the local lab: said so, as the review says it
+    assert "Not a run against the vendor's service" in probe["description"]
+    assert {"name": "leak-found", "ns": "urn:assess:oscal", "value": "true"} in probe["props"]
     assert "Request logs scoped against glm-5.3-kv-leak" in by_method["TEST"]
 
 
