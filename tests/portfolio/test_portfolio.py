@@ -199,3 +199,15 @@ def test_an_out_path_that_is_a_file_is_exit_2(tmp_path: Path) -> None:
     result = invoke("portfolio", WELL_RUN, "--out", str(taken))
     assert result.exit_code == 2 and "cannot write here" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_answers_returned_as_a_spreadsheet_are_ranked_too(tmp_path: Path) -> None:
+    """Vendors answer in the exported xlsx: the portfolio scores it as `assess score` does."""
+    sheet = tmp_path / "well-run.xlsx"
+    done = invoke(
+        "questionnaire", "export", "--format", "xlsx", "--out", str(sheet), "--answers", WELL_RUN
+    )
+    assert done.exit_code == 0, done.output
+    doc = json.loads(invoke("portfolio", str(sheet), INCIDENT, "--json", "-").stdout)
+    assert ranked(doc) == [(1, "incident-like.yaml"), (2, "well-run.xlsx")]
+    assert doc["vendors"][1]["vendor"] == "Careful Compute GmbH" and doc["skipped"] == []
