@@ -37,11 +37,16 @@ test: lint typecheck jvm
 bench: $(STAMP)
 	$(BIN)/python benchmarks/scope_bench.py --rows 5000000
 
-# The README's pictures of the demo report (needs pdftoppm: apt-get install poppler-utils).
+# The README's pictures of the demo report and of the portfolio page (needs pdftoppm:
+# apt-get install poppler-utils).
 readme-images: demo
 	pdftoppm -png -r 100 -f 1 -l 2 assess-demo/report.pdf docs/img/report-page
 	mv docs/img/report-page-01.png docs/img/report-page-1.png
 	mv docs/img/report-page-02.png docs/img/report-page-2.png
+	$(BIN)/assess score samples/vendors/incident-like.yaml --json assess-demo/last-quarter.json > /dev/null
+	$(BIN)/assess portfolio samples/vendors/*.yaml --previous assess-demo/last-quarter.json --out assess-demo/portfolio > /dev/null
+	$(BIN)/python -c "import weasyprint as w; w.HTML('assess-demo/portfolio/portfolio.html').write_pdf('assess-demo/portfolio/portfolio.pdf')"
+	pdftoppm -png -r 90 -x 0 -y 0 -W 1053 -H 450 -singlefile assess-demo/portfolio/portfolio.pdf docs/img/portfolio
 
 clean:
 	rm -rf $(VENV) assess-demo build dist .mypy_cache .pytest_cache .ruff_cache
