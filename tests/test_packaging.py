@@ -68,3 +68,32 @@ def test_installed_wheel_finds_its_data_from_an_unrelated_folder(
         check=True,
     )
     assert '"glm-5.3-kv-leak"' in listing.stdout
+
+
+def test_installed_wheel_writes_the_portfolio_page_and_checks_oscal(
+    wheel: Path, tmp_path: Path
+) -> None:
+    """The portfolio template and NIST's schema are found inside the installed package."""
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    answers = site / "assess" / "_data" / "samples" / "vendors" / "well-run.yaml"
+    out = tmp_path / "portfolio"
+    subprocess.run(
+        [sys.executable, "-m", "assess", "portfolio", str(answers), "--out", str(out)],
+        cwd="/",
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "Careful Compute GmbH" in (out / "portfolio.html").read_text(encoding="utf-8")
+    code = (
+        "import assess.report.oscal_schema as s; print(s.SCHEMA_FILE); "
+        "print(len(s.schema_errors({'assessment-results': {}})))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd="/", env=env, capture_output=True, text=True, check=True
+    )
+    schema_file, errors = proc.stdout.split()
+    assert schema_file.startswith(str(site)) and int(errors) > 0
