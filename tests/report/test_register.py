@@ -131,3 +131,27 @@ def test_a_review_before_1980_still_writes_a_zip(small_report: Report) -> None:
 @pytest.mark.parametrize(("index", "letters"), [(0, "A"), (16, "Q"), (25, "Z"), (26, "AA")])
 def test_column_letters(index: int, letters: str) -> None:
     assert cell_column(index) == letters
+
+
+def test_read_as_ciso_assistants_importer_reads_it(
+    register: tuple[list[list[object]], Path],
+) -> None:
+    """What the importer does (backend/data_wizard/views.py): ``pd.read_excel`` of the first
+    sheet, blanks filled with "", headers stripped and lower-cased, one record per row; then
+    each record's severity, status and priority are looked up as FindingsAssessmentRecordConsumer
+    looks them up (no case folding of severity, priority an integer 1-4)."""
+    import pandas as pd
+
+    _, out = register
+    frame = pd.read_excel(out / "findings-register.xlsx").astype(object).fillna("")
+    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    records = frame.to_dict(orient="records")
+    severity_map = {"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
+    assert records and all(r["name"] for r in records)  # name is the one mandatory field
+    assert all(severity_map.get(r["severity"], -1) >= 0 for r in records)
+    assert {r["status"] for r in records} <= CISO_STATUSES
+    # a column with blanks comes back as floats; the importer takes int(float) for numbers
+    priorities = {int(r["priority"]) for r in records if isinstance(r["priority"], int | float)}
+    assert priorities == {1, 2, 3, 4}
+    assert all(r["priority"] == "" for r in records if r["severity"] == "info")
+    assert {r["ref_id"] for r in records} == {f"F-{n:02d}" for n in range(1, len(records) + 1)}
