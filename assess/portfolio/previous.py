@@ -2,7 +2,8 @@
 
 A previous assessment is any of: a portfolio (``portfolio.json`` of an earlier `assess portfolio
 --out`), a score (`assess score --json`) or a review (``report.json`` of `assess report`). A folder
-stands for the portfolio or review in it, else for every JSON file in it. Only the contract keys
+stands for the portfolio or review in it, else for every portfolio, score or review JSON file in it
+(other documents there, a manifest say, are passed over). Only the contract keys
 are read (vendor name and service, score, tier, points before the cap, date of the answers).
 """
 
@@ -75,25 +76,31 @@ def vendor_key(name: str, service: str = "") -> VendorKey:
     return (name.strip().casefold(), service.strip().casefold())
 
 
-def previous_files(paths: Iterable[Path]) -> list[Path]:
-    """Return the files ``paths`` stand for (a folder: its portfolio or review, else its JSON).
+class OtherKind(InputError):
+    """A JSON document that is not a portfolio, a score or a review."""
+
+
+def previous_files(paths: Iterable[Path]) -> list[tuple[Path, bool]]:
+    """Return the files ``paths`` stand for (a folder: its portfolio or review, else its JSON),
+    each with whether it was only found in a folder (then a document of another kind, such as a
+    manifest, is passed over rather than refused).
 
     Raises:
         InputError: a path that does not exist, or a folder holding no JSON file.
     """
-    files: list[Path] = []
+    files: list[tuple[Path, bool]] = []
     for path in paths:
         if path.is_dir():
             named = [path / n for n in FOLDER_FILES if (path / n).is_file()]
-            found = named[:1] or sorted(path.glob("*.json"))
-            if not found:
+            found = sorted(path.glob("*.json"))
+            if not named and not found:
                 raise InputError(
                     f"{path}: --previous folder holds no portfolio.json, report.json or JSON file",
                     "Give the folder of an earlier `assess portfolio --out` or `assess report`.",
                 )
-            files += found
+            files += [(named[0], False)] if named else [(f, True) for f in found]
         elif path.is_file():
-            files.append(path)
+            files.append((path, False))
         else:
             raise InputError(f"{path}: --previous: no such file or folder")
     return files
@@ -108,9 +115,15 @@ def load_previous(paths: Iterable[Path]) -> tuple[dict[VendorKey, list[Previous]
     """
     found: dict[VendorKey, list[Previous]] = {}
     names: list[str] = []
-    for file in previous_files(paths):
+    for file, in_folder in previous_files(paths):
+        try:
+            read = _read(file)
+        except OtherKind:
+            if in_folder:
+                continue
+            raise
         names.append(file.name)
-        for key, prev in _read(file):
+        for key, prev in read:
             found.setdefault(key, []).append(prev)
     return found, names
 
@@ -153,7 +166,7 @@ def _read(file: Path) -> list[tuple[VendorKey, Previous]]:
         r = _Report.from_located(doc)
         prev = _prev(r.score, r.tier, r.scoring.points_total, r.vendor.answered_on, src)
         return [(vendor_key(r.vendor.name, r.vendor.service), prev)]
-    raise InputError(
+    raise OtherKind(
         f"{file}: --previous: kind {kind!r} is not assess.portfolio, assess.score or assess.report",
         "Give an earlier portfolio.json, an `assess score --json` file or a review's report.json.",
     )

@@ -211,3 +211,16 @@ def test_answers_returned_as_a_spreadsheet_are_ranked_too(tmp_path: Path) -> Non
     doc = json.loads(invoke("portfolio", str(sheet), INCIDENT, "--json", "-").stdout)
     assert ranked(doc) == [(1, "incident-like.yaml"), (2, "well-run.xlsx")]
     assert doc["vendors"][1]["vendor"] == "Careful Compute GmbH" and doc["skipped"] == []
+
+
+def test_a_previous_folder_of_scores_passes_over_other_documents(
+    tmp_path: Path, score_of_incident: Path
+) -> None:
+    folder = tmp_path / "scores"
+    folder.mkdir()
+    (folder / "incident.json").write_bytes(score_of_incident.read_bytes())
+    (folder / "manifest.json").write_text('{"kind": "assess.manifest", "outputs": []}')
+    p = build_portfolio([AFTER_FIX], previous=[folder])
+    assert p.vendors[0].trend == "better" and p.previous_files == ["incident.json"]
+    with pytest.raises(InputError, match="assess.manifest"):  # named on its own: refused
+        build_portfolio([AFTER_FIX], previous=[folder / "manifest.json"])
