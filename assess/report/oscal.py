@@ -27,7 +27,6 @@ from assess.report.models import Report
 from assess.report.oscal_parts import finding_risk, observations, one_line, props
 from assess.report.oscal_schema import OSCAL_VERSION
 
-OSCAL_FILE = "report.oscal.json"
 #: Namespace of the review UUIDs (a UUID5 of the name below, fixed forever).
 _ROOT = uuid.uuid5(uuid.NAMESPACE_URL, "urn:assess:oscal")
 
