@@ -27,7 +27,7 @@ from assess.report.models import Report
 from assess.report.oscal_parts import finding_risk, observations, one_line, props
 from assess.report.oscal_schema import OSCAL_VERSION
 
-#: Namespace of the review UUIDs (a UUID5 of the name below, fixed forever).
+#: Namespace of the review UUIDs. Never change it: every UUID of every review would change.
 _ROOT = uuid.uuid5(uuid.NAMESPACE_URL, "urn:assess:oscal")
 
 
