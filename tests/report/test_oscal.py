@@ -75,6 +75,20 @@ def test_the_validator_can_fail() -> None:
     assert any("not-a-uuid" in e for e in errors)
 
 
+def test_the_validator_reaches_deep_into_the_demo_document(review: Path) -> None:
+    """A nested break in the real document is found: an observation without its method, a
+    finding target with a state OSCAL does not know, a property name that is not a token."""
+    doc, _ = load(review)
+    result = doc["assessment-results"]["results"][0]
+    del result["observations"][0]["methods"]
+    result["findings"][0]["target"]["status"]["state"] = "failed"
+    result["risks"][0]["props"][0]["name"] = "1 bad name"
+    errors = schema_errors(doc)
+    assert any(e.startswith("assessment-results/results/0/observations/0") for e in errors)
+    assert any("findings/0/target/status/state" in e for e in errors)
+    assert any("risks/0/props/0/name" in e for e in errors)
+
+
 @pytest.mark.parametrize(
     ("text", "ok"), [("engine.version", True), ("_x-1", True), ("ñame", True), ("1abc", False)]
 )
