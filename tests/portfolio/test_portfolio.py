@@ -139,6 +139,10 @@ def test_a_bad_file_is_named_and_the_rest_still_ranked(tmp_path: Path) -> None:
     assert set(skipped) == {"broken.yaml", "missing.yaml", "none-*.yaml"}
     assert "YAML" in skipped["broken.yaml"] and "matches no file" in skipped["none-*.yaml"]
     assert f"skipped {broken}:" in result.stderr
+    page_run = invoke("portfolio", INCIDENT, str(broken), "--out", str(tmp_path / "page"))
+    assert page_run.exit_code == 0
+    page = (tmp_path / "page" / "portfolio.html").read_text()
+    assert "Files not ranked" in page and "broken.yaml" in page
 
 
 def test_no_usable_file_is_exit_2_naming_each(tmp_path: Path) -> None:
