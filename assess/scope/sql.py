@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assess.kernel.errors import UsageError
+from assess.scope.fields import CANONICAL_FIELDS, INTEGER_FIELDS
 from assess.scope.logs.presets import Condition, Preset
 from assess.scope.logs.timestamps import datetime_to_ns
 from assess.scope.models import ScopeFilter
@@ -43,22 +44,10 @@ DIALECTS = {
     "bigquery": "bigquery",
 }
 SOURCE_TABLE = "assess_logs"
-#: Columns of the result set, in order.
-RESULT_COLUMNS = (
-    "kind",
-    "name",
-    "n",
-    "timestamp_ns",
-    "model",
-    "prompt_tokens",
-    "request_id",
-    "account_id",
-    "session_id",
-    "status",
-    "prompt",
-    "response",
-)
-_TEXT = ("request_id", "account_id", "session_id", "status", "prompt", "response")
+#: Columns of the result set, in order: three of the totals' rows, then the canonical fields with
+#: the timestamp as UTC nanoseconds.
+RESULT_COLUMNS = ("kind", "name", "n", "timestamp_ns", *CANONICAL_FIELDS[1:])
+_TEXT = tuple(f for f in CANONICAL_FIELDS if f not in (*INTEGER_FIELDS, "model"))
 # assess.kernel.model_ids, as regular expressions (RE2, Java and DuckDB alike)
 _SUFFIX = r"^(.*?)(?:-v\d+:\d+|:\d+|:[a-z]+)?$"
 _PREFIX = r"^(?:(?:us|eu|apac|global|us-gov|jp|au|ca|zai|z-ai)\.)*(.+)$"
