@@ -55,7 +55,7 @@ def build_portfolio(
     from assess.vendor.api import score_answers
 
     when = generated_at or generation_time()
-    earlier, previous_names = load_previous(Path(p) for p in previous)
+    earlier = load_previous(Path(p) for p in previous)
     files, skipped = answer_files(answers)
     scored: list[Scored] = []
     for file in files:
@@ -75,5 +75,5 @@ def build_portfolio(
         sections=sections_of(rows),
         vendors=rows,
         skipped=skipped,
-        previous_files=previous_names,
+        previous_files=earlier.names,
     )

@@ -35,7 +35,16 @@ class VendorRow(Model):
     score: int = Field(ge=0, le=100)
     points_total: int = Field(description="The findings' points before the cap at 100")
     section_points: dict[str, int] = Field(description="Points per questionnaire section")
-    open_critical: int = Field(description="Critical findings (none is closed by a score)")
+    open_critical: int = Field(
+        description="Critical findings, less those the latest --previous review's remediation "
+        "plan marks done or accepted"
+    )
+    critical_settled: int = Field(
+        default=0, description="Critical findings that plan marks done or accepted"
+    )
+    plan_from: str | None = Field(
+        default=None, description="The --previous review whose plan was read (name only)"
+    )
     findings: int
     last_assessed: str = Field(description="The date of the vendor's answers")
     trend: Trend = Field(description="Against the previous assessment: riskier, better, same")

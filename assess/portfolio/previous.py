@@ -5,15 +5,20 @@ A previous assessment is any of: a portfolio (``portfolio.json`` of an earlier `
 stands for the portfolio or review in it, else for every portfolio, score or review JSON file in it
 (other documents there, a manifest say, are passed over). Only the contract keys
 are read (vendor name and service, score, tier, points before the cap, date of the answers).
+
+A review also brings its remediation plan (``remediation`` of ``report.json``): each finding's
+status (open, in progress, accepted, done). The portfolio counts a critical finding as open
+unless the latest review of that vendor planned it done or accepted (:class:`Plan`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from assess.kernel.errors import InputError
 from assess.kernel.model import Model
@@ -48,12 +53,43 @@ class _Scoring(_View):
     points_total: int | None = None
 
 
+class _PlanItem(_View):
+    id: str
+    kind: str = "finding"
+    status: str = "open"
+    change: str = ""
+
+
 class _Report(_View):
     kind: Literal["assess.report"]
     vendor: _Vendor
+    generated_at: str = ""
     score: int
     tier: str
     scoring: _Scoring = _Scoring()
+    remediation: list[_PlanItem] = Field(default_factory=list)
+
+
+#: Plan statuses that settle a finding: it no longer counts as open.
+SETTLED = frozenset({"done", "accepted"})
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A review's remediation plan, as the portfolio reads it."""
+
+    source: str  # the review's file, by name
+    generated_at: str
+    settled: frozenset[str] = frozenset()  # finding ids planned done or accepted
+
+
+@dataclass
+class Earlier:
+    """What ``--previous`` held: each vendor's assessments and review plans, the files read."""
+
+    assessments: dict[VendorKey, list[Previous]] = field(default_factory=dict)
+    plans: dict[VendorKey, list[Plan]] = field(default_factory=dict)
+    names: list[str] = field(default_factory=list)
 
 
 class _Row(_View):
@@ -106,26 +142,37 @@ def previous_files(paths: Iterable[Path]) -> list[tuple[Path, bool]]:
     return files
 
 
-def load_previous(paths: Iterable[Path]) -> tuple[dict[VendorKey, list[Previous]], list[str]]:
-    """Return every previous assessment of each vendor, in the order read, and the names of the
-    files read (:func:`pick` chooses the one a vendor is compared with).
+def load_previous(paths: Iterable[Path]) -> Earlier:
+    """Return every previous assessment of each vendor, in the order read, the remediation plans
+    of the reviews among them, and the names of the files read (:func:`pick` chooses the
+    assessment a vendor is compared with, :func:`latest_plan` the plan).
 
     Raises:
         InputError: a file that is missing, unparsable or not a portfolio, score or review.
     """
-    found: dict[VendorKey, list[Previous]] = {}
-    names: list[str] = []
+    earlier = Earlier()
     for file, in_folder in previous_files(paths):
         try:
-            read = _read(file)
+            read, plan = _read(file)
         except OtherKind:
             if in_folder:
                 continue
             raise
-        names.append(file.name)
+        earlier.names.append(file.name)
         for key, prev in read:
-            found.setdefault(key, []).append(prev)
-    return found, names
+            earlier.assessments.setdefault(key, []).append(prev)
+            if plan is not None:
+                earlier.plans.setdefault(key, []).append(plan)
+    return earlier
+
+
+def latest_plan(plans: Iterable[Plan]) -> Plan | None:
+    """Return the plan of the latest review (by its generation time; the last read on a tie)."""
+    best: Plan | None = None
+    for plan in plans:
+        if best is None or plan.generated_at >= best.generated_at:
+            best = plan
+    return best
 
 
 def pick(candidates: Iterable[Previous], answers_file: str) -> Previous | None:
@@ -140,7 +187,7 @@ def pick(candidates: Iterable[Previous], answers_file: str) -> Previous | None:
     return best
 
 
-def _read(file: Path) -> list[tuple[VendorKey, Previous]]:
+def _read(file: Path) -> tuple[list[tuple[VendorKey, Previous]], Plan | None]:
     doc = load_document(file)
     kind = doc.data.get("kind") if isinstance(doc.data, dict) else None
     src = file.name
@@ -152,7 +199,7 @@ def _read(file: Path) -> list[tuple[VendorKey, Previous]]:
                 _prev(r.score, r.tier, r.points_total, r.last_assessed, src, r.file),
             )
             for r in rows
-        ]
+        ], None
     if kind == "assess.score":
         s = _Score.from_located(doc)
         when = s.answered_on or s.vendor.answered_on
@@ -161,11 +208,14 @@ def _read(file: Path) -> list[tuple[VendorKey, Previous]]:
                 vendor_key(s.vendor.name, s.vendor.service),
                 _prev(s.score, s.tier, s.points_total, when, src),
             )
-        ]
+        ], None
     if kind == "assess.report":
         r = _Report.from_located(doc)
         prev = _prev(r.score, r.tier, r.scoring.points_total, r.vendor.answered_on, src)
-        return [(vendor_key(r.vendor.name, r.vendor.service), prev)]
+        settled = {i.id for i in r.remediation if i.status in SETTLED and i.change != "closed"}
+        plan = Plan(source=src, generated_at=r.generated_at, settled=frozenset(settled))
+        has_plan = "remediation" in r.model_fields_set
+        return [(vendor_key(r.vendor.name, r.vendor.service), prev)], plan if has_plan else None
     raise OtherKind(
         f"{file}: --previous: kind {kind!r} is not assess.portfolio, assess.score or assess.report",
         "Give an earlier portfolio.json, an `assess score --json` file or a review's report.json.",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from assess.kernel.common import Severity
 from assess.portfolio.models import Previous, Trend, VendorRow
-from assess.portfolio.previous import VendorKey, pick, vendor_key
+from assess.portfolio.previous import Earlier, VendorKey, latest_plan, pick, vendor_key
 from assess.vendor.scoring.models import ScoreResult, Tier
 
+T = TypeVar("T")
 _TIER_RANK = {t.value: t.rank for t in Tier}
 
 
@@ -37,11 +39,10 @@ def trend(row_key: tuple[int, int, int], previous: Previous | None) -> Trend:
     return "riskier" if row_key > before else "better"
 
 
-def rank(
-    scored: Sequence[Scored], previous: Mapping[VendorKey, Sequence[Previous]]
-) -> list[VendorRow]:
+def rank(scored: Sequence[Scored], earlier: Earlier | None = None) -> list[VendorRow]:
     """Return one row per scored file, riskiest first (rank 1), ties by vendor name and file."""
-    rows = [_row(s, previous) for s in scored]
+    earlier = earlier or Earlier()
+    rows = [_row(s, earlier) for s in scored]
     rows.sort(
         key=lambda r: (
             tuple(-k for k in risk_key(r.tier, r.score, r.points_total)),
@@ -53,12 +54,18 @@ def rank(
     return [r.model_copy(update={"rank": n}) for n, r in enumerate(rows, 1)]
 
 
-def _row(s: Scored, previous: Mapping[VendorKey, Sequence[Previous]]) -> VendorRow:
+def _of_vendor(found: Mapping[VendorKey, Sequence[T]], name: str, service: str) -> Sequence[T]:
+    """Return what ``found`` holds for the vendor (an earlier one that named no service too)."""
+    return found.get(vendor_key(name, service)) or found.get(vendor_key(name), [])
+
+
+def _row(s: Scored, earlier: Earlier) -> VendorRow:
     result = s.result
-    candidates = previous.get(vendor_key(result.vendor.name, result.vendor.service))
-    if not candidates:  # an earlier assessment that named no service
-        candidates = previous.get(vendor_key(result.vendor.name), [])
-    prev = pick(candidates, s.file)
+    name, service = result.vendor.name, result.vendor.service
+    prev = pick(_of_vendor(earlier.assessments, name, service), s.file)
+    plan = latest_plan(_of_vendor(earlier.plans, name, service))
+    settled = plan.settled if plan is not None else frozenset()
+    critical = [f.id for f in result.findings if f.severity is Severity.CRITICAL]
     key = risk_key(result.tier.value, result.score, result.points_total)
     return VendorRow(
         rank=0,
@@ -69,7 +76,9 @@ def _row(s: Scored, previous: Mapping[VendorKey, Sequence[Previous]]) -> VendorR
         score=result.score,
         points_total=result.points_total,
         section_points=dict(result.section_points),
-        open_critical=sum(1 for f in result.findings if f.severity is Severity.CRITICAL),
+        open_critical=sum(1 for fid in critical if fid not in settled),
+        critical_settled=sum(1 for fid in critical if fid in settled),
+        plan_from=plan.source if plan is not None else None,
         findings=len(result.findings),
         last_assessed=result.answered_on.isoformat(),
         trend=trend(key, prev),

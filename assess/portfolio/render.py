@@ -33,7 +33,8 @@ def print_portfolio(portfolio: Portfolio, console: Console) -> None:
             f"[{_TIER_STYLE.get(v.tier, '')}]{v.tier}[/]",
             str(v.score),
             str(v.points_total),
-            str(v.open_critical),
+            str(v.open_critical)
+            + (f" (+{v.critical_settled} settled)" if v.critical_settled else ""),
             v.last_assessed,
             f"[{style}]{trend}[/]" if style else trend,
         )

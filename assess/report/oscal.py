@@ -23,6 +23,7 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
+from assess.report.governance import Person
 from assess.report.models import Report
 from assess.report.oscal_parts import finding_risk, observations, one_line, props
 from assess.report.oscal_schema import OSCAL_VERSION
@@ -76,22 +77,54 @@ class _Ids:
 
 
 def _metadata(report: Report, ids: _Ids) -> dict[str, Any]:
-    vendor = report.vendor
-    return {
+    """The document's identity: the review's report id (``document-ids``) and version, its
+    classification (OSCAL's ``marking``), the vendor and the people who signed it as parties
+    with their roles (``responsible-parties``). A draft without a review file has no version of
+    its own: its version is the generation time."""
+    vendor, gov = report.vendor, report.governance
+    meta: dict[str, Any] = {
         "title": f"Vendor review: {vendor.name}"
         + (f" ({vendor.service})" if vendor.service else ""),
         "last-modified": report.generated_at,
-        "version": f"{report.generated_at} (assess {report.tool.version})",
+        "version": one_line(gov.version or "")
+        or f"{report.generated_at} (assess {report.tool.version})",
         "oscal-version": OSCAL_VERSION,
-        "props": props(tier=report.tier, score=report.score),
-        "parties": [
-            {
-                "uuid": ids("party", "vendor"),
-                "type": "organization",
-                "name": one_line(vendor.name) or "unnamed vendor",
-            }
-        ],
     }
+    if gov.report_id:
+        meta["document-ids"] = [{"identifier": one_line(gov.report_id)}]
+    meta["props"] = props(
+        tier=report.tier, score=report.score, report_id=gov.report_id, status=gov.status
+    )
+    if gov.classification:
+        meta["props"].append({"name": "marking", "value": one_line(gov.classification)})
+    signed = [(role, who) for role, who in _signatures(report) if who is not None]
+    if signed:
+        meta["roles"] = [{"id": role, "title": role.capitalize()} for role, _ in signed]
+    meta["parties"] = [
+        {
+            "uuid": ids("party", "vendor"),
+            "type": "organization",
+            "name": one_line(vendor.name) or "unnamed vendor",
+        }
+    ] + [
+        {
+            "uuid": ids("party", role),
+            "type": "person",
+            "name": one_line(who.name),
+            "props": props(job_title=who.title, signed=who.date),
+        }
+        for role, who in signed
+    ]
+    if signed:
+        meta["responsible-parties"] = [
+            {"role-id": role, "party-uuids": [ids("party", role)]} for role, _ in signed
+        ]
+    return meta
+
+
+def _signatures(report: Report) -> list[tuple[str, Person | None]]:
+    gov = report.governance
+    return [("assessor", gov.assessor), ("reviewer", gov.reviewer), ("approver", gov.approver)]
 
 
 def _resources(report: Report, ids: _Ids) -> list[dict[str, Any]]:

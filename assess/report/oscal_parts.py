@@ -12,6 +12,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from assess.report.governance import ItemStatus, RemediationItem
 from assess.report.models import Report, ReportFinding
 
 Ids = Callable[..., str]
@@ -20,6 +21,13 @@ Observations = dict[str, dict[str, Any]]
 #: Namespace of assess's own properties (OSCAL wants a URI; this one names no server).
 NS = "urn:assess:oscal"
 _TOKEN = re.compile(r"[^\w.\-]")
+#: OSCAL's risk status for each status of the remediation plan.
+RISK_STATUS: dict[ItemStatus, str] = {
+    "open": "open",
+    "in progress": "remediating",
+    "accepted": "deviation-approved",
+    "done": "closed",
+}
 
 
 def oscal_time(text: str | None, fallback: str) -> str:
@@ -77,6 +85,26 @@ def finding_target(report: Report, finding: ReportFinding) -> str:
     """Return the question a finding is about (the first answer it rests on), else its id."""
     answered = {a.id for a in report.answers}
     return next((q for q in finding.rests_on if q in answered), finding.id)
+
+
+def plan_item(report: Report, f: ReportFinding) -> RemediationItem:
+    """Return the remediation plan's row of ``f`` (open and unowned when the plan has none)."""
+    found = (i for i in report.remediation if i.id == f.id and i.change != "closed")
+    default = RemediationItem(
+        ref=f.ref, id=f.id, kind="finding", title=f.title, severity=f.severity.value
+    )
+    return next(found, default)
+
+
+def plan_props(item: RemediationItem) -> list[dict[str, str]]:
+    """The plan's status, owner and due date of an item, as properties."""
+    return props(
+        plan_status=item.status,
+        owner=item.owner,
+        due=item.due,
+        overdue=item.overdue or None,
+        change=item.change or None,
+    )
 
 
 def observations(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> Observations:
@@ -142,7 +170,12 @@ def _exposure(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> dict
         f"{len(exposure.accounts)} accounts and {exposure.unattributed} without an account; "
         f"{exposure.possibly_affected.get('requests', 0)} more possibly affected.",
         "TEST",
-        props(advisory=exposure.advisory, affected_requests=exposure.received),
+        props(advisory=exposure.advisory, affected_requests=exposure.received)
+        + [
+            {"name": f"{i.id}-status", "ns": NS, "value": i.status}
+            for i in report.remediation
+            if i.kind == "exposure" and i.change != "closed"
+        ],
         evidence(resources, "logs"),
         report.generated_at,
     )
@@ -182,8 +215,10 @@ def related(report: Report, finding: ReportFinding, seen: Observations) -> list[
 def finding_risk(
     report: Report, f: ReportFinding, ids: Ids, seen: Observations
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Return the OSCAL finding of ``f`` and the risk it identifies."""
+    """Return the OSCAL finding of ``f`` and the risk it identifies, both carrying where the
+    remediation plan stands (status, owner, due date)."""
     risk_uuid = ids("risk", f.id)
+    item = plan_item(report, f)
     shared = props(
         ref=f.ref,
         severity=f.severity.value,
@@ -196,7 +231,7 @@ def finding_risk(
         "uuid": ids("finding", f.id),
         "title": f"{f.ref} {f.title}".strip(),
         "description": f.detail or f.title,
-        "props": shared,
+        "props": shared + plan_props(item),
         "target": {
             "type": "objective-id",
             "target-id": token(finding_target(report, f)),
@@ -212,18 +247,34 @@ def finding_risk(
         "title": f.title,
         "description": f.detail or f.title,
         "statement": f"A {f.severity.value} finding of the vendor review ({f.ref}).",
-        "props": shared,
-        "status": "open",
+        "props": shared + plan_props(item),
+        "status": RISK_STATUS[item.status],
     }
+    if item.due:
+        risk["deadline"] = f"{item.due}T23:59:59Z"  # the end of the day it is due
     if f.remediation:
-        risk["remediations"] = [
-            {
-                "uuid": ids("remediation", f.id),
-                "lifecycle": "recommendation",
-                "title": f"Remediation of {f.ref}",
-                "description": f.remediation,
-            }
-        ]
+        risk["remediations"] = [_remediation(f, item, ids)]
     if keys:
         risk["related-observations"] = [{"observation-uuid": seen[k]["uuid"]} for k in keys]
     return finding, risk
+
+
+def _remediation(f: ReportFinding, item: RemediationItem, ids: Ids) -> dict[str, Any]:
+    """The recommended response: ``completed`` when done, ``planned`` once someone owns it or
+    it is under way, else a ``recommendation``."""
+    if item.status == "done":
+        lifecycle = "completed"
+    elif item.owner or item.due or item.status == "in progress":
+        lifecycle = "planned"
+    else:
+        lifecycle = "recommendation"
+    out: dict[str, Any] = {
+        "uuid": ids("remediation", f.id),
+        "lifecycle": lifecycle,
+        "title": f"Remediation of {f.ref}",
+        "description": f.remediation,
+    }
+    shown = props(owner=item.owner, due=item.due, plan_status=item.status)
+    if shown:
+        out["props"] = shown
+    return out

@@ -7,7 +7,13 @@ template ``backend/data_wizard/import_templates/findings_assessment_template.xls
 (1-4), ``eta``, ``due_date`` (YYYY-MM-DD) and ``observation``; headers are matched lower-cased,
 other columns are ignored. Severity is one of ``info low medium high critical``, status one of the
 ``Finding.Status`` values (``identified``, ``confirmed``, ``in_progress``, ``resolved`` ...). The
-columns after those are for people reading the register: section, evidence, remediation, owner.
+columns after those are for people reading the register: section, evidence, remediation, owner,
+the plan's own status.
+
+Owner, due date and status come from the review's remediation plan (``review.yaml``, or carried
+from ``--previous``): a finding in progress is ``in_progress``, a done one ``resolved``; an open or
+accepted one stays ``identified`` / ``confirmed`` (CISO Assistant has no status for an accepted
+risk: ``plan_status`` says ``accepted``).
 
 Cells are text, never formulas: openpyxl stores a string starting with ``=`` as a formula, so such
 cells are forced to the string type (the guard of :mod:`assess.kernel.csvfile`, for xlsx), and
@@ -25,6 +31,7 @@ from typing import Any
 
 from assess.kernel.common import EvidenceLevel, Severity
 from assess.kernel.csvfile import FORMULA_START
+from assess.report.governance import ItemStatus, RemediationItem
 from assess.report.models import Report, ReportFinding
 
 SHEET = "findings"
@@ -45,12 +52,21 @@ COLUMNS = (
     "evidence",
     "remediation",
     "owner",
+    "plan_status",
+    "overdue",
     "points",
     "finding_id",
 )
 #: CISO Assistant's priority (P1 .. P4) for each severity; info findings get none.
 PRIORITY = {Severity.CRITICAL: 1, Severity.HIGH: 2, Severity.MEDIUM: 3, Severity.LOW: 4}
 _WIDTHS = {"ref_id": 8, "name": 50, "description": 60, "observation": 50, "remediation": 60}
+#: CISO Assistant's Finding.Status for a plan status (None: identified or confirmed, by evidence).
+PLAN_STATUS: dict[ItemStatus, str | None] = {
+    "open": None,
+    "in progress": "in_progress",
+    "accepted": None,
+    "done": "resolved",
+}
 _ZIP_EPOCH = datetime(1980, 1, 1)
 _ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
@@ -67,10 +83,14 @@ def register_rows(report: Report) -> list[dict[str, Any]]:
     """Return one row per finding (keys :data:`COLUMNS`), in the review's order."""
     asset = report.vendor.name + (f" - {report.vendor.service}" if report.vendor.service else "")
     answered = {a.id for a in report.answers}
+    plan = {i.id: i for i in report.remediation if i.kind == "finding" and i.change != "closed"}
     rows = []
     for f in report.findings:
         section = finding_section(report, f)
         verified = f.evidence_level is EvidenceLevel.VERIFIED
+        item = plan.get(f.id) or RemediationItem(
+            ref=f.ref, id=f.id, kind="finding", title=f.title, severity=f.severity.value
+        )
         basis = ", ".join(q for q in f.rests_on if q in answered)  # not log snippets or URLs
         observation = f"Answers: {basis}." if basis else ""
         if f.nodes:
@@ -81,17 +101,19 @@ def register_rows(report: Report) -> list[dict[str, Any]]:
                 "name": f.title,
                 "description": f.detail,
                 "severity": f.severity.value,
-                "status": "confirmed" if verified else "identified",
+                "status": PLAN_STATUS[item.status] or ("confirmed" if verified else "identified"),
                 "filtering_labels": f"assess|{section}",
                 "asset": asset,
                 "priority": PRIORITY.get(f.severity),
-                "due_date": None,
+                "due_date": item.due,
                 "eta": None,
                 "observation": observation.strip(),
                 "section": section,
                 "evidence": f.evidence_level.value if f.evidence_level else "none",
                 "remediation": f.remediation,
-                "owner": None,
+                "owner": item.owner,
+                "plan_status": item.status,
+                "overdue": "yes" if item.overdue else "no",
                 "points": f.points,
                 "finding_id": f.id,
             }

@@ -228,3 +228,62 @@ def test_a_previous_folder_of_scores_passes_over_other_documents(
     assert p.vendors[0].trend == "better" and p.previous_files == ["incident.json"]
     with pytest.raises(InputError, match="assess.manifest"):  # named on its own: refused
         build_portfolio([AFTER_FIX], previous=[folder / "manifest.json"])
+
+
+def _review_with_plan(tmp_path: Path, name: str, statuses: dict[str, str], epoch: str) -> Path:
+    """Write a review of the incident-like vendor whose plan gives its findings ``statuses``."""
+    plan = "".join(f"  {fid}: {{owner: Ops, status: {st}}}\n" for fid, st in statuses.items())
+    review_file = tmp_path / f"{name}.yaml"
+    review_file.write_text(
+        "kind: assess.review\nschema_version: 1\n"
+        "report: {id: TPRM-1, version: '1', classification: Internal}\n"
+        "scope: {statement: GLM, period: {start: 2026-08-01, end: 2026-09-20}}\n"
+        "people: {assessor: {name: A, date: 2026-09-18}}\n"
+        f"remediation:\n{plan}"
+    )
+    out = tmp_path / name
+    args = ["report", "-q", INCIDENT, "--review", str(review_file), "--format", "json"]
+    done = invoke(*args, "--out", str(out), env={"SOURCE_DATE_EPOCH": epoch})
+    assert done.exit_code == 0, done.output
+    return out
+
+
+def test_open_critical_leaves_out_what_the_latest_reviews_plan_settled(tmp_path: Path) -> None:
+    alone = json.loads(invoke("portfolio", INCIDENT, "--json", "-").stdout)["vendors"][0]
+    done = invoke("report", "-q", INCIDENT, "--format", "json", "--out", str(tmp_path / "r"))
+    assert done.exit_code == 0, done.output
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    critical = [f["id"] for f in report["findings"] if f["severity"] == "critical"]
+    assert alone["open_critical"] == len(critical) >= 2
+    assert alone["critical_settled"] == 0 and alone["plan_from"] is None
+    older = _review_with_plan(tmp_path, "older", dict.fromkeys(critical, "done"), EPOCH)
+    newer = _review_with_plan(
+        tmp_path,
+        "newer",
+        {critical[0]: "accepted", critical[1]: "in progress"},
+        str(int(EPOCH) + 86400),
+    )
+    # the latest review's plan counts, whatever the order the files are given in
+    for order in ((older, newer), (newer, older)):
+        args = [a for p in order for a in ("--previous", str(p / "report.json"))]
+        (row,) = json.loads(invoke("portfolio", INCIDENT, *args, "--json", "-").stdout)["vendors"]
+        assert row["open_critical"] == len(critical) - 1
+        assert row["critical_settled"] == 1 and row["plan_from"] == "report.json"
+    only_older = invoke(
+        "portfolio", INCIDENT, "--previous", str(older), "--out", str(tmp_path / "p")
+    )
+    assert only_older.exit_code == 0
+    (row,) = json.loads((tmp_path / "p" / "portfolio.json").read_text())["vendors"]
+    assert row["open_critical"] == 0 and row["critical_settled"] == len(critical)
+    page = (tmp_path / "p" / "portfolio.html").read_text()
+    assert f"{len(critical)} done or accepted in report.json" in page
+    assert f"(+{len(critical)} settled)" in only_older.stdout
+
+
+def test_a_previous_score_or_portfolio_settles_nothing(tmp_path: Path) -> None:
+    score = tmp_path / "score.json"
+    assert invoke("score", INCIDENT, "--json", str(score)).exit_code == 0
+    (row,) = json.loads(
+        invoke("portfolio", INCIDENT, "--previous", str(score), "--json", "-").stdout
+    )["vendors"]
+    assert row["critical_settled"] == 0 and row["plan_from"] is None and row["open_critical"] >= 2

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assess.cli.report import DEMO_LOGS, DEMO_PROBE, DEMO_SERVERLOGS, DEMO_VENDOR
+from assess.cli.report import DEMO_LOGS, DEMO_PROBE, DEMO_REVIEW, DEMO_SERVERLOGS, DEMO_VENDOR
 from assess.kernel.resources import data_dir
 from assess.report.api import build_report
 from assess.report.models import Report
@@ -41,6 +41,15 @@ def review(module_tmp: Path) -> Path:
     result = invoke(*demo_args(out))
     assert result.exit_code == 0, result.output
     assert str(out / "report.oscal.json") in result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def signed(module_tmp: Path) -> Path:
+    """The demo's review with its review file: report id, people, decision, plan."""
+    out = module_tmp / "oscal-signed"
+    result = invoke(*demo_args(out), "--review", str(SAMPLES / DEMO_REVIEW))
+    assert result.exit_code == 0, result.output
     return out
 
 
@@ -284,3 +293,77 @@ def test_a_probe_time_without_a_zone_still_validates(answers_only: Report) -> No
         if o["methods"] == ["TEST"]
     ]
     assert probe["collected"] == report.generated_at
+
+
+def test_the_signed_review_validates_and_names_its_id_version_and_people(signed: Path) -> None:
+    doc, report = load(signed)
+    assert schema_errors(doc) == []
+    meta = doc["assessment-results"]["metadata"]
+    gov = report["governance"]
+    assert meta["version"] == gov["version"] == "1.0"
+    assert meta["document-ids"] == [{"identifier": "TPRM-2026-014"}]
+    assert {"name": "marking", "value": "Confidential"} in meta["props"]
+    assert [r["id"] for r in meta["roles"]] == ["assessor", "reviewer", "approver"]
+    parties = {p["uuid"]: p for p in meta["parties"]}
+    named = {
+        rp["role-id"]: [parties[u]["name"] for u in rp["party-uuids"]]
+        for rp in meta["responsible-parties"]
+    }
+    assert named == {
+        "assessor": [gov["assessor"]["name"]],
+        "reviewer": [gov["reviewer"]["name"]],
+        "approver": [gov["approver"]["name"]],
+    }
+    approver = parties[meta["responsible-parties"][2]["party-uuids"][0]]
+    assert approver["type"] == "person"
+    assert {"name": "signed", "ns": "urn:assess:oscal", "value": gov["approver"]["date"]} in (
+        approver["props"]
+    )
+
+
+def test_a_draft_names_no_people_and_keeps_its_generated_version(review: Path) -> None:
+    doc, _ = load(review)
+    meta = doc["assessment-results"]["metadata"]
+    assert "responsible-parties" not in meta and "roles" not in meta and "document-ids" not in meta
+    assert [p["type"] for p in meta["parties"]] == ["organization"]
+    assert meta["version"].startswith(meta["last-modified"])
+
+
+def _plan_props(item: dict[str, Any]) -> dict[str, str]:
+    return {p["name"]: p["value"] for p in item.get("props", []) if p.get("ns")}
+
+
+def test_findings_and_risks_carry_the_remediation_plan(signed: Path) -> None:
+    doc, report = load(signed)
+    (result,) = doc["assessment-results"]["results"]
+    plan = {i["ref"]: i for i in report["remediation"] if i["kind"] == "finding"}
+    risks = {r["uuid"]: r for r in result["risks"]}
+    status = {"open": "open", "in progress": "remediating"}
+    status |= {"accepted": "deviation-approved", "done": "closed"}
+    seen = set()
+    for finding in result["findings"]:
+        shown = _plan_props(finding)
+        item = plan[shown["ref"]]
+        assert shown["plan-status"] == item["status"]
+        assert shown.get("owner") == item["owner"] and shown.get("due") == item["due"]
+        (risk,) = [risks[r["risk-uuid"]] for r in finding["related-risks"]]
+        assert risk["status"] == status[item["status"]]
+        assert risk.get("deadline") == (f"{item['due']}T23:59:59Z" if item["due"] else None)
+        seen.add(item["status"])
+    assert {"open", "in progress"} <= seen
+    owned = next(f for f in result["findings"] if _plan_props(f).get("owner"))
+    (risk,) = [risks[r["risk-uuid"]] for r in owned["related-risks"]]
+    assert risk["remediations"][0]["lifecycle"] == "planned"
+    exposure = next(o for o in result["observations"] if o["title"].startswith("Request logs"))
+    shown = _plan_props(exposure)
+    assert shown["exposure.purge-status"] == "done"
+    assert shown["exposure.notify-status"] == "in progress"
+
+
+def test_without_a_plan_every_risk_is_open_and_only_recommended(review: Path) -> None:
+    doc, _ = load(review)
+    (result,) = doc["assessment-results"]["results"]
+    assert {r["status"] for r in result["risks"]} == {"open"}
+    lifecycles = {m["lifecycle"] for r in result["risks"] for m in r.get("remediations", [])}
+    assert lifecycles == {"recommendation"}
+    assert all(_plan_props(f)["plan-status"] == "open" for f in result["findings"])

@@ -15,7 +15,7 @@ from assess.report.api import build_report
 from assess.report.models import Report
 from assess.report.register import COLUMNS, cell_column, register_bytes
 from tests.report.conftest import invoke
-from tests.report.test_oscal import SAMPLES, demo_args
+from tests.report.test_oscal import SAMPLES, demo_args, signed  # noqa: F401 (a fixture)
 
 #: The header of CISO Assistant's own template, in its order
 #: (intuitem/ciso-assistant-community, backend/data_wizard/import_templates/
@@ -156,3 +156,53 @@ def test_read_as_ciso_assistants_importer_reads_it(
     assert priorities == {1, 2, 3, 4}
     assert all(r["priority"] == "" for r in records if r["severity"] == "info")
     assert {r["ref_id"] for r in records} == {f"F-{n:02d}" for n in range(1, len(records) + 1)}
+
+
+def test_owner_due_date_and_status_come_from_the_remediation_plan(signed: Path) -> None:  # noqa: F811
+    import json
+
+    book = load_workbook(signed / "findings-register.xlsx")
+    rows = [list(r) for r in book.worksheets[0].iter_rows(values_only=True)]
+    body = {r[0]: dict(zip(rows[0], r, strict=True)) for r in rows[1:]}
+    plan = json.loads((signed / "report.json").read_text())["remediation"]
+    findings = [i for i in plan if i["kind"] == "finding"]
+    assert set(body) == {i["ref"] for i in findings}
+    for item in findings:
+        row = body[item["ref"]]
+        assert row["owner"] == item["owner"] and row["due_date"] == item["due"]
+        assert row["plan_status"] == item["status"]
+        assert row["overdue"] == ("yes" if item["overdue"] else "no")
+    moving = next(i for i in findings if i["status"] == "in progress")
+    assert body[moving["ref"]]["status"] == "in_progress"
+    assert body[moving["ref"]]["owner"] == "Vendor management"
+    assert {r["status"] for r in body.values()} <= CISO_STATUSES
+
+
+def test_done_is_resolved_and_accepted_keeps_the_evidence_status(small_report: Report) -> None:
+    from assess.report.governance import RemediationItem
+    from assess.report.register import register_rows
+
+    first, *_ = small_report.findings
+    for status, shown in (("done", "resolved"), ("accepted", "identified"), ("open", "identified")):
+        item = RemediationItem(
+            ref=first.ref, id=first.id, kind="finding", title=first.title,
+            severity=first.severity.value, owner="Ops", due="2026-10-01", status=status,
+        )  # fmt: skip
+        report = small_report.model_copy(update={"remediation": [item]})
+        row = register_rows(report)[0]
+        assert (row["status"], row["plan_status"]) == (shown, status)
+        assert (row["owner"], row["due_date"]) == ("Ops", "2026-10-01")
+
+
+def test_a_re_assessment_carries_the_plan_into_the_register(
+    signed: Path,  # noqa: F811
+    module_tmp: Path,
+) -> None:
+    out = module_tmp / "register-again"
+    assert invoke(*demo_args(out, "json,xlsx"), "--previous", str(signed)).exit_code == 0
+    sheet = load_workbook(out / "findings-register.xlsx").worksheets[0]
+    rows = [list(r) for r in sheet.iter_rows(values_only=True)]
+    body = [dict(zip(rows[0], r, strict=True)) for r in rows[1:]]
+    carried = [r for r in body if r["owner"] == "Vendor management"]
+    assert carried and {r["plan_status"] for r in carried} == {"in progress", "open"}
+    assert all(r["due_date"] == "2026-10-15" for r in carried)
