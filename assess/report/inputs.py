@@ -21,6 +21,7 @@ from assess.kernel.output import ProgressCallback
 from assess.kernel.resources import data_dir
 from assess.kernel.structured import load_document
 from assess.report.build import ReportSources
+from assess.report.governance import LoadedReview
 from assess.report.models import (
     DeployView,
     InputRole,
@@ -51,7 +52,8 @@ class ReportRequest:
     include_prompts: bool = False
     #: Score probe evidence even when its host or model is not the vendor's (as `assess score`).
     evidence_for_vendor: bool = False
-    #: The assessment period 'YYYY-MM-DD..YYYY-MM-DD': evidence outside it is stale.
+    #: The assessment period 'YYYY-MM-DD..YYYY-MM-DD': evidence outside it is stale (default:
+    #: the review file's scope.period).
     period: str | None = None
     #: The governance file (``--review``) and the earlier review (``--previous``).
     review: Path | None = None
@@ -184,18 +186,20 @@ def gather(req: ReportRequest) -> Gathered:
         probe_docs.append((view, load_probe(path)))  # the scoring's checks, file and field named
         inputs.append(input_record(path, "probe", req.cwd))
     deploy, deploy_raw = _deploy(req, inputs, _advertised_context(answers))
-    probes = [evidence for _, evidence in probe_docs]
-    score = _score(answers, probes, deploy_raw, req.evidence_for_vendor, req.period)
-    scope: ScopeView | None = None
-    preset: str | None = None
-    rows: list[dict[str, Any]] | None = None
-    if req.logs:
-        scope, preset, rows = _scope(req, inputs)
     review = previous = None
     if req.review is not None:
         from assess.report.governance import load_review
 
         review = load_review(req.review)
+    period = review_period(req, review)
+    probes = [evidence for _, evidence in probe_docs]
+    score = _score(answers, probes, deploy_raw, req.evidence_for_vendor, period)
+    scope: ScopeView | None = None
+    preset: str | None = None
+    rows: list[dict[str, Any]] | None = None
+    if req.logs:
+        scope, preset, rows = _scope(req, inputs)
+    if req.review is not None:
         inputs.append(input_record(req.review, "review", req.cwd))
     if req.previous is not None:
         from assess.report.plan import load_previous
@@ -216,6 +220,32 @@ def gather(req: ReportRequest) -> Gathered:
         questions=_questions(answers, score),
     )
     return Gathered(sources=sources, affected_rows=rows)
+
+
+def review_period(req: ReportRequest, review: LoadedReview | None) -> str | None:
+    """Return the assessment period evidence is judged by: ``--period``, else the review file's
+    ``scope.period``.
+
+    Raises:
+        UsageError: when both are given and differ (the message names both and the file).
+    """
+    if review is None:
+        return req.period
+    stated = review.review.scope.period
+    from_file = f"{stated.start.isoformat()}..{stated.end.isoformat()}"
+    if req.period is None:
+        return from_file
+    from assess.vendor.scoring.freshness import parse_period
+
+    given = parse_period(req.period)
+    if (given.start, given.end) != (stated.start, stated.end):
+        raise UsageError(
+            f"--period {req.period} differs from scope.period {from_file} of "
+            f"{review.where('scope', 'period')}",
+            "Give the same period in both, or drop --period: the review file's period is used "
+            "when --period is absent.",
+        )
+    return req.period
 
 
 def _questions(answers: Any, score: ScoreView) -> dict[str, tuple[str, bool]]:

@@ -188,11 +188,13 @@ class _Recorded:
     deploy_logs: list[str] = field(default_factory=list)
     evidence_for_vendor: bool = False
     period: str | None = None
+    review: str | None = None  # its scope.period is the period when --period is absent
 
 
 _REPEATED = {"--probe": "probes", "--deploy-log": "deploy_logs"}
 _SINGLE = {"--questionnaire": "questionnaire", "-q": "questionnaire",
-           "--deploy-check": "deploy_check", "--period": "period"}  # fmt: skip
+           "--deploy-check": "deploy_check", "--period": "period",
+           "--review": "review"}  # fmt: skip
 _FLAGS = {"--include-prompts", "--evidence-for-vendor"}
 
 
@@ -247,6 +249,7 @@ def _rescored(recorded: _Recorded, base: Path, generated_at: str) -> Report:
         deploy_logs=[str(found(p)) for p in recorded.deploy_logs],
         evidence_for_vendor=recorded.evidence_for_vendor,
         period=recorded.period,
+        review=found(recorded.review) if recorded.review else None,
         cwd=base,
     )
     return build_report(gather(req).sources, generated_at)
