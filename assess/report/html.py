@@ -7,7 +7,6 @@ inlined, so the page loads nothing from anywhere.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
@@ -17,6 +16,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from assess.kernel.resources import data_dir
 from assess.report.charts import per_day_chart, pool_chart, tier_band
 from assess.report.models import DeploymentNode, Report
+from assess.report.prose import cite_questions, prose, question_texts
 from assess.report.tables import account_rows, answer_sheet
 
 #: Nested values are shown up to this many items inside one table cell.
@@ -49,6 +49,7 @@ def _environment() -> Environment:
         settings_matrix=settings_matrix,
         account_rows=account_rows,
         prose=prose,
+        cite=cite_questions,
         answer_sheet=answer_sheet,
     )
     return env
@@ -64,21 +65,11 @@ def render_html(report: Report, pdf: bool = False) -> str:
     template = _environment().get_template("base.html.j2")
     return template.render(
         r=report,
+        questions=question_texts(report),
         charts=charts,
         pdf=pdf,
         author=f"assess {report.tool.version} (automated vendor review)",
     )
-
-
-#: "(control-absent.isolation.transfer_checksums, medium)": a merged finding's id in its text.
-_MERGED_ID = re.compile(r"\(([a-z0-9_\-]+(?:\.[a-z0-9_\-:]+)+), (critical|high|medium|low|info)\)")
-
-
-def prose(text: str) -> str:
-    """Return a finding's text for reading: the ids of merged findings (kept in report.json and
-    the appendix) reduced to their severity, and the doubled full stop a merge leaves dropped."""
-    text = _MERGED_ID.sub(r"(\2)", text)
-    return re.sub(r"(?<!\.)\.\.(?!\.)", ".", text)
 
 
 def fmt_number(value: Any) -> str:

@@ -33,6 +33,7 @@ from assess.kernel.common import EvidenceLevel, Severity
 from assess.kernel.csvfile import FORMULA_START
 from assess.report.governance import ItemStatus, RemediationItem
 from assess.report.models import Report, ReportFinding
+from assess.report.prose import prose, question_texts
 
 SHEET = "findings"
 #: CISO Assistant's import columns first (its template's order), then the reader's.
@@ -83,6 +84,7 @@ def register_rows(report: Report) -> list[dict[str, Any]]:
     """Return one row per finding (keys :data:`COLUMNS`), in the review's order."""
     asset = report.vendor.name + (f" - {report.vendor.service}" if report.vendor.service else "")
     answered = {a.id for a in report.answers}
+    questions = question_texts(report)
     plan = {i.id: i for i in report.remediation if i.kind == "finding" and i.change != "closed"}
     rows = []
     for f in report.findings:
@@ -91,15 +93,16 @@ def register_rows(report: Report) -> list[dict[str, Any]]:
         item = plan.get(f.id) or RemediationItem(
             ref=f.ref, id=f.id, kind="finding", title=f.title, severity=f.severity.value
         )
-        basis = ", ".join(q for q in f.rests_on if q in answered)  # not log snippets or URLs
-        observation = f"Answers: {basis}." if basis else ""
+        # the questions by their text (not log snippets or URLs)
+        basis = "; ".join(questions.get(q, q) for q in f.rests_on if q in answered)
+        observation = f"Answers to: {basis}" if basis else ""
         if f.nodes:
             observation += f" Nodes: {', '.join(f.nodes)}."
         rows.append(
             {
                 "ref_id": f.ref,
                 "name": f.title,
-                "description": f.detail,
+                "description": prose(f.detail, questions),
                 "severity": f.severity.value,
                 "status": PLAN_STATUS[item.status] or ("confirmed" if verified else "identified"),
                 "filtering_labels": f"assess|{section}",
