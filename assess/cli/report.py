@@ -240,4 +240,5 @@ def demo_request() -> ReportRequest:
         probes=[probe] if probe.is_file() else [],
         deploy_logs=[str(p) for p in serverlogs],
         review=review_file if review_file.is_file() else None,
+        due_from_review_date=True,
     )

@@ -8,7 +8,7 @@ manifest) with :func:`assess.report.files.write_review`. Nothing here prints or 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +33,15 @@ def review(req: ReportRequest, generated_at: str | None = None) -> Review:
     from assess.report.inputs import gather
 
     gathered = gather(req)
+    when = generated_at or generation_time()
+    sources = gathered.sources
+    if req.due_from_review_date and sources.review is not None:
+        from assess.report.plan import due_from_review_date
+
+        sources = replace(sources, review=due_from_review_date(sources.review, when))
     report = build(
-        gathered.sources,
-        generated_at=generated_at or generation_time(),
+        sources,
+        generated_at=when,
         include_prompts=req.include_prompts,
         affected_requests_file=AFFECTED_CSV if gathered.affected_rows is not None else None,
     )

@@ -58,6 +58,8 @@ class ReportRequest:
     #: The governance file (``--review``) and the earlier review (``--previous``).
     review: Path | None = None
     previous: Path | None = None
+    #: Count the review file's due dates from the review date (`assess demo`: never overdue).
+    due_from_review_date: bool = False
     cwd: Path = field(default_factory=Path.cwd)
     #: Called while the request logs are read (bytes done, total).
     progress: ProgressCallback | None = None

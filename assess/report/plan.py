@@ -8,9 +8,10 @@ positions and shift when findings come and go).
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,23 @@ def load_previous(path: Path, option: str = "--previous") -> Previous:
         sha256=hashlib.sha256(data).hexdigest(),
     )
     return Previous(view=view, summary=summary, path=file)
+
+
+def due_from_review_date(loaded: LoadedReview, review_date: str) -> LoadedReview:
+    """Return the review file with its due dates counted from ``review_date`` (the review's
+    ``generated_at``): each falls as many days after it as the file puts it after its last
+    signature (the approver's date, else the reviewer's, else the assessor's). The demo plans
+    this way, so its dates are never overdue whenever it is run, and never read the clock."""
+    people = loaded.review.people
+    signed = (people.approver or people.reviewer or people.assessor).date
+    day = dt.date.fromisoformat(review_date[:10])
+    plan = {
+        key: entry.model_copy(update={"due": day + (entry.due - signed)})
+        if entry.due is not None
+        else entry
+        for key, entry in loaded.review.remediation.items()
+    }
+    return replace(loaded, review=loaded.review.model_copy(update={"remediation": plan}))
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +206,39 @@ def test_exposure_actions_not_done_are_carried_when_logs_are_not_given_again(
     assert (notify["ref"], notify["status"], notify["change"]) == ("E-01", "open", "still open")
     purge = rows["exposure.purge"]  # done then
     assert (purge["change"], purge["note"]) == ("closed", "Done by the previous review.")
+
+
+@pytest.mark.parametrize(
+    "generated_at", ["1970-01-01T00:00:00Z", "2026-09-21T14:13:20Z", "2031-06-30T23:59:59Z"]
+)
+def test_the_demos_due_dates_follow_its_review_date_and_are_never_overdue(
+    generated_at: str,
+) -> None:
+    import datetime as dt
+
+    from assess.cli.report import demo_request
+    from assess.report.api import review
+
+    plan = review(demo_request(), generated_at=generated_at).report.remediation
+    dated = {i.id: i for i in plan if i.due}
+    assert set(dated) == {
+        "advisory.glm-5.3-kv-leak",
+        "pool-smaller-than-context.prefill",
+        "exposure.purge",
+        "exposure.notify",
+    }
+    assert not any(i.overdue for i in plan)
+    day = dt.date.fromisoformat(generated_at[:10])
+    # as many days after the review date as the file puts them after its approval (2026-09-21)
+    assert dated["exposure.purge"].due == (day + dt.timedelta(days=4)).isoformat()
+    assert dated["advisory.glm-5.3-kv-leak"].due == (day + dt.timedelta(days=24)).isoformat()
+
+
+def test_assess_report_keeps_the_review_files_due_dates() -> None:
+    from assess.cli.report import demo_request
+    from assess.report.api import review
+
+    req = replace(demo_request(), due_from_review_date=False)
+    plan = review(req, generated_at="2031-06-30T23:59:59Z").report.remediation
+    notify = next(i for i in plan if i.id == "exposure.notify")  # in progress
+    assert notify.due == "2026-09-30" and notify.overdue
