@@ -94,35 +94,19 @@ def build_report(
     exposure = exposure_section(
         sources.scope, sources.scope_preset, include_prompts, affected_requests_file
     )
-    probes = Probes(
-        assessed=bool(sources.probes),
-        runs=[probe_run(p, include_prompts) for p in sources.probes],
-    )
+    runs = [probe_run(p, include_prompts) for p in sources.probes]
+    probes = Probes(assessed=bool(sources.probes), runs=runs)
     deployment = deployment_section(sources.deploy)
     vendor = vendor_profile(score)
     not_assessed = _not_assessed(sources)
     summary = _summary(vendor, score, findings, exposure, probes, deployment)
-    counts = {s.value: sum(1 for f in findings if f.severity is s) for s in reversed(Severity)}
     return Report(
         tool=Tool(version=__version__),
         generated_at=generated_at,
         vendor=vendor,
         tier=score.tier,
         score=score.score,
-        scoring=Scoring(
-            questionnaire=score.questionnaire.id,
-            questionnaire_version=str(score.questionnaire.version),
-            formula=score.formula,
-            severity_counts=counts,
-            # None: a score document written before points_total existed does not say
-            points_total=score.points_total if "points_total" in score.model_fields_set else None,
-            section_points=score.section_points,
-            decided_by=[
-                f"Finding {d.finding} matched decisive rule {d.rule}: tier {d.tier}."
-                for d in score.decided_by
-            ],
-            evidence=[evidence_sentence(e) for e in score.evidence],
-        ),
+        scoring=_scoring(score, findings),
         summary=summary,
         findings=findings,
         exposure=exposure,
@@ -143,11 +127,37 @@ def build_report(
             generated_at,
         ),
         previous=sources.previous.summary if sources.previous else None,
-        unanswered=[
-            UnansweredQuestion(id=qid, question=text, critical=critical)
-            for qid, (text, critical) in sources.questions.items()
-            if qid not in score.answers
+        unanswered=_unanswered(sources.questions, score),
+    )
+
+
+def _unanswered(
+    questions: Mapping[str, tuple[str, bool]], score: ScoreView
+) -> list[UnansweredQuestion]:
+    """The questions of the questionnaire the vendor did not answer at all, in its order."""
+    return [
+        UnansweredQuestion(id=qid, question=text, critical=critical)
+        for qid, (text, critical) in questions.items()
+        if qid not in score.answers
+    ]
+
+
+def _scoring(score: ScoreView, findings: Sequence[ReportFinding]) -> Scoring:
+    """How the score was computed: the formula, the counts, the points, what decided the tier."""
+    counts = {s.value: sum(1 for f in findings if f.severity is s) for s in reversed(Severity)}
+    return Scoring(
+        questionnaire=score.questionnaire.id,
+        questionnaire_version=str(score.questionnaire.version),
+        formula=score.formula,
+        severity_counts=counts,
+        # None: a score document written before points_total existed does not say
+        points_total=score.points_total if "points_total" in score.model_fields_set else None,
+        section_points=score.section_points,
+        decided_by=[
+            f"Finding {d.finding} matched decisive rule {d.rule}: tier {d.tier}."
+            for d in score.decided_by
         ],
+        evidence=[evidence_sentence(e) for e in score.evidence],
     )
 
 

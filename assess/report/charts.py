@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from markupsafe import Markup
 
@@ -118,86 +119,73 @@ def tier_band(tier: str, score: int, width: int = 640) -> Markup:
     return _done(root)
 
 
-def per_day_chart(rows: Sequence[DayRow], width: int = 640, height: int = 190) -> Markup:
-    """Return a bar chart of requests per UTC day (every day of the window, zeros included)."""
-    root = _svg(width, height, "Affected requests per day (UTC)")
-    left, right, top, bottom = 40, 10, 16, 34
-    plot_w, plot_h = width - left - right, height - top - bottom
-    peak = max((r.requests for r in rows), default=0)
-    ticks = _ticks(peak)
-    top_value = ticks[-1] if ticks else 1
-    for tick in ticks:
-        y = top + plot_h - tick / top_value * plot_h
-        ET.SubElement(
-            root,
-            "line",
-            {
-                "x1": str(left),
-                "x2": str(width - right),
-                "y1": f"{y:.1f}",
-                "y2": f"{y:.1f}",
-                "stroke": _GRID,
-                "stroke-width": "1",
-            },
-        )
-        _text(
-            root,
-            left - 6,
-            y + 4,
-            f"{tick:,}",
-            **{"text-anchor": "end", "fill": _MUTED, "font-size": "10"},
-        )
-    if not rows:
-        _text(
-            root,
-            width / 2,
-            height / 2,
-            "no requests in the window",
-            **{"text-anchor": "middle", "fill": _MUTED},
-        )
-        return _done(root)
-    slot = plot_w / len(rows)
-    every = max(1, round(len(rows) / 14))
-    for index, row in enumerate(rows):
-        x = left + index * slot
-        h = row.requests / top_value * plot_h
-        _rect(root, x + slot * 0.15, top + plot_h - h, slot * 0.7, h, _BAR)
-        if row.requests:
-            _text(
-                root,
-                x + slot / 2,
-                top + plot_h - h - 3,
-                f"{row.requests:,}",
-                **{"text-anchor": "middle", "font-size": "9"},
-            )
-        if index % every == 0:
-            _text(
-                root,
-                x + slot / 2,
-                height - bottom + 14,
-                row.date[5:],
-                **{"text-anchor": "middle", "fill": _MUTED, "font-size": "9"},
-            )
+@dataclass(frozen=True)
+class _Plot:
+    """Where the plot area of a chart lies: its left and right edges, top and height, and the
+    value at its top."""
+
+    left: float
+    right: float
+    top: float
+    height: float
+    top_value: int
+
+    def y(self, value: float) -> float:
+        return self.top + self.height - value / self.top_value * self.height
+
+
+def _hline(root: ET.Element, plot: _Plot, y: str, colour: str) -> None:
     ET.SubElement(
         root,
         "line",
         {
-            "x1": str(left),
-            "x2": str(width - right),
-            "y1": str(top + plot_h),
-            "y2": str(top + plot_h),
-            "stroke": _INK,
+            "x1": str(plot.left),
+            "x2": str(plot.right),
+            "y1": y,
+            "y2": y,
+            "stroke": colour,
             "stroke-width": "1",
         },
     )
-    _text(
-        root,
-        left,
-        height - 4,
-        f"{rows[0].date} .. {rows[-1].date} (UTC)",
-        **{"fill": _MUTED, "font-size": "9"},
-    )
+
+
+def per_day_chart(rows: Sequence[DayRow], width: int = 640, height: int = 190) -> Markup:
+    """Return a bar chart of requests per UTC day (every day of the window, zeros included)."""
+    root = _svg(width, height, "Affected requests per day (UTC)")
+    left, right, top, bottom = 40, 10, 16, 34
+    ticks = _ticks(max((r.requests for r in rows), default=0))
+    plot = _Plot(left, width - right, top, height - top - bottom, ticks[-1] if ticks else 1)
+    for tick in ticks:
+        y = plot.y(tick)
+        _hline(root, plot, f"{y:.1f}", _GRID)
+        muted = {"text-anchor": "end", "fill": _MUTED, "font-size": "10"}
+        _text(root, left - 6, y + 4, f"{tick:,}", **muted)
+    if not rows:
+        middle = {"text-anchor": "middle", "fill": _MUTED}
+        _text(root, width / 2, height / 2, "no requests in the window", **middle)
+        return _done(root)
+    _day_bars(root, rows, plot, height - bottom + 14)
+    _hline(root, plot, str(top + plot.height), _INK)
+    span = f"{rows[0].date} .. {rows[-1].date} (UTC)"
+    _text(root, left, height - 4, span, **{"fill": _MUTED, "font-size": "9"})
     return _done(root)
+
+
+def _day_bars(root: ET.Element, rows: Sequence[DayRow], plot: _Plot, label_y: float) -> None:
+    """One bar per day with its count above it, and every n-th day's date below the axis."""
+    slot = (plot.right - plot.left) / len(rows)
+    every = max(1, round(len(rows) / 14))
+    base = plot.top + plot.height
+    for index, row in enumerate(rows):
+        x = plot.left + index * slot
+        h = row.requests / plot.top_value * plot.height
+        _rect(root, x + slot * 0.15, base - h, slot * 0.7, h, _BAR)
+        if row.requests:
+            count = {"text-anchor": "middle", "font-size": "9"}
+            _text(root, x + slot / 2, base - h - 3, f"{row.requests:,}", **count)
+        if index % every == 0:
+            date = {"text-anchor": "middle", "fill": _MUTED, "font-size": "9"}
+            _text(root, x + slot / 2, label_y, row.date[5:], **date)
 
 
 def _ticks(peak: int) -> list[int]:

@@ -4,38 +4,40 @@ Each input is either the raw material (answers file, request logs, server startu
 through the same core the other commands use, or that command's ``--json`` document (detected by
 its ``kind``). Every input file is hashed; names shown in the review are relative to the working
 folder, or bare file names, so no private folder ends up in ``report.json``.
+
+How inputs are named, hashed and recognised is in :mod:`assess.report.input_files`; how each is
+loaded, scored or scoped in :mod:`assess.report.loaders` (both re-exported here where other code
+imported them from this module).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from assess.kernel.common import hash_file
-from assess.kernel.errors import CatalogueError, InputError, UsageError
-from assess.kernel.model import Model
+from assess.kernel.errors import UsageError
 from assess.kernel.output import ProgressCallback
-from assess.kernel.resources import data_dir
-from assess.kernel.structured import load_document
 from assess.report.build import ReportSources
 from assess.report.governance import LoadedReview
-from assess.report.models import (
-    DeployView,
-    InputRole,
-    ProbeView,
-    ReportInput,
-    ScopeView,
-    ScoreView,
+from assess.report.input_files import display_path as display_path
+from assess.report.input_files import document_kind as document_kind
+from assess.report.input_files import input_record as input_record
+from assess.report.input_files import load_view as load_view
+from assess.report.loaders import (
+    advertised_context,
+    load_answers,
+    load_deploy,
+    load_scope,
+    questions_of,
+    score_of,
+    unweighed_evidence,
 )
+from assess.report.loaders import affected_rows as affected_rows
+from assess.report.models import ProbeView, ReportInput, ScopeView
 from assess.vendor.scoring.evidence import ProbeEvidence
 from assess.vendor.scoring.evidence_file import load_probe
-
-ViewT = TypeVar("ViewT", bound=Model)
-#: A JSON file larger than this is never opened to look for a ``kind`` (it is a log).
-_SNIFF_LIMIT = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -113,66 +115,6 @@ def _scope_document(logs: Sequence[str]) -> bool:
     return len(logs) == 1 and document_kind(Path(logs[0])) == "assess.scope"
 
 
-def display_path(path: Path | str, cwd: Path) -> str:
-    """Return how the review names ``path``: ``samples/...`` for a shipped sample, else relative
-    to ``cwd`` when it lies inside it, else its bare file name (never a private folder)."""
-    p = Path(path).resolve()
-    for base, prefix in ((_samples_dir(), "samples/"), (cwd.resolve(), "")):
-        if base is not None and p.is_relative_to(base):
-            return prefix + p.relative_to(base).as_posix()
-    return p.name
-
-
-def _samples_dir() -> Path | None:
-    try:
-        return data_dir("samples").resolve()
-    except CatalogueError:
-        return None
-
-
-def input_record(path: Path, role: InputRole, cwd: Path) -> ReportInput:
-    """Return ``path`` hashed, as an input of the review.
-
-    Raises:
-        InputError: when the file cannot be read.
-    """
-    hashed = hash_file(path)
-    return ReportInput(
-        role=role, path=display_path(path, cwd), bytes=hashed.bytes, sha256=hashed.sha256
-    )
-
-
-def document_kind(path: Path) -> str | None:
-    """Return the ``kind`` of a small JSON document, or None for anything else."""
-    if path.suffix.lower() != ".json":
-        return None
-    try:
-        if path.stat().st_size > _SNIFF_LIMIT:
-            return None
-        with path.open("rb") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    kind = data.get("kind") if isinstance(data, dict) else None
-    return kind if isinstance(kind, str) else None
-
-
-def load_view(path: Path, view: type[ViewT], kind: str, option: str) -> tuple[ViewT, Any]:
-    """Load a contract document as ``view``; return it and the raw data.
-
-    Raises:
-        InputError: when the file is not a ``kind`` document (names file, line and field).
-    """
-    doc = load_document(path)
-    found = doc.data.get("kind") if isinstance(doc.data, dict) else None
-    if found != kind:
-        raise InputError(
-            f"{path}: not an {kind} document (kind is {found!r})",
-            f"{option} takes the JSON written by `{kind.replace('.', ' ', 1)} --json`.",
-        )
-    return view.from_located(doc), doc.data
-
-
 def gather(req: ReportRequest) -> Gathered:
     """Load, run and hash every input of ``req``.
 
@@ -181,13 +123,13 @@ def gather(req: ReportRequest) -> Gathered:
     """
     validate_request(req)
     inputs: list[ReportInput] = [input_record(req.questionnaire, "questionnaire", req.cwd)]
-    answers = _answers(req.questionnaire)
+    answers = load_answers(req.questionnaire)
     probe_docs: list[tuple[ProbeView, ProbeEvidence]] = []
     for path in req.probes:
         view, _ = load_view(path, ProbeView, "assess.probe", "--probe")
         probe_docs.append((view, load_probe(path)))  # the scoring's checks, file and field named
         inputs.append(input_record(path, "probe", req.cwd))
-    deploy, deploy_raw = _deploy(req, inputs, _advertised_context(answers))
+    deploy, deploy_raw = load_deploy(req, inputs, advertised_context(answers))
     review = previous = None
     if req.review is not None:
         from assess.report.governance import load_review
@@ -195,12 +137,12 @@ def gather(req: ReportRequest) -> Gathered:
         review = load_review(req.review)
     period = review_period(req, review)
     probes = [evidence for _, evidence in probe_docs]
-    score = _score(answers, probes, deploy_raw, req.evidence_for_vendor, period)
+    score = score_of(answers, probes, deploy_raw, req.evidence_for_vendor, period)
     scope: ScopeView | None = None
     preset: str | None = None
     rows: list[dict[str, Any]] | None = None
     if req.logs:
-        scope, preset, rows = _scope(req, inputs)
+        scope, preset, rows = load_scope(req, inputs)
     if req.review is not None:
         inputs.append(input_record(req.review, "review", req.cwd))
     if req.previous is not None:
@@ -215,11 +157,11 @@ def gather(req: ReportRequest) -> Gathered:
         probes=[view for view, _ in probe_docs],
         deploy=deploy,
         inputs=inputs,
-        unweighed_evidence=_unweighed(req.questionnaire, answers, inputs),
+        unweighed_evidence=unweighed_evidence(req.questionnaire, answers, inputs),
         review=review,
         review_name=display_path(req.review, req.cwd) if req.review is not None else None,
         previous=previous,
-        questions=_questions(answers, score),
+        questions=questions_of(answers, score),
     )
     return Gathered(sources=sources, affected_rows=rows)
 
@@ -248,190 +190,3 @@ def review_period(req: ReportRequest, review: LoadedReview | None) -> str | None
             "when --period is absent.",
         )
     return req.period
-
-
-def _questions(answers: Any, score: ScoreView) -> dict[str, tuple[str, bool]]:
-    """Return the questionnaire's questions (text, critical) by id, in its order: the bank the
-    answers were scored with, or for a score document the shipped questionnaire it names (when
-    its version matches; else none, and the appendix shows question ids only)."""
-    if isinstance(answers, ScoreView):
-        from assess.vendor.bank import load_questionnaire
-
-        try:
-            bank = load_questionnaire(score.questionnaire.id)
-        except (InputError, CatalogueError):
-            return {}
-        if str(bank.version) != str(score.questionnaire.version):
-            return {}
-    else:
-        bank = answers[0]
-    return {q.id: (q.text, q.critical) for q in bank.questions}
-
-
-def _answers(path: Path) -> Any:
-    """Return a finished ScoreView (for an `assess score --json` file) or (bank, answers)."""
-    if document_kind(path) == "assess.score":
-        view, _ = load_view(path, ScoreView, "assess.score", "--questionnaire")
-        return view
-    from assess.vendor.answers_file import load_answers_and_bank
-
-    return load_answers_and_bank(path)
-
-
-#: Input roles whose evidence the scoring weighs (contradictions with the vendor's claims).
-_EVIDENCE_ROLES = ("probe", "deploy-check", "deploy-log")
-
-
-def _unweighed(path: Path, answers: Any, inputs: Sequence[ReportInput]) -> list[str]:
-    """Return the evidence inputs a given score document was not computed with (by SHA-256).
-
-    Raw answers are scored here with all the evidence, so nothing is left out.
-    """
-    if not isinstance(answers, ScoreView):
-        return []
-    listed = load_document(path).data.get("inputs")
-    weighed = (
-        {item.get("sha256") for item in listed if isinstance(item, dict)}
-        if isinstance(listed, list)
-        else set()
-    )
-    return [i.path for i in inputs if i.role in _EVIDENCE_ROLES and i.sha256 not in weighed]
-
-
-def _advertised_context(answers: Any) -> int | None:
-    if isinstance(answers, ScoreView):
-        answer = answers.answers.get("deployment.advertised_context_tokens")
-        value = answer.value if answer is not None else None
-    else:
-        value = answers[1].value("deployment.advertised_context_tokens")
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _score(
-    answers: Any,
-    probes: list[ProbeEvidence],
-    deploy: Any,
-    evidence_for_vendor: bool = False,
-    period: str | None = None,
-) -> ScoreView:
-    if isinstance(answers, ScoreView):
-        return answers
-    from assess.advisories.catalogue import load_advisories
-    from assess.vendor.scoring import score_answers
-    from assess.vendor.scoring.evidence import DeployEvidence
-    from assess.vendor.scoring.freshness import parse_period
-
-    bank, answer_set = answers
-    # The scoring weighs one probe run: the first that found a leak, else the first given.
-    leaky = [p for p in probes if p.leak_found]
-    probe = (leaky or probes)[0] if probes else None
-    result = score_answers(
-        bank,
-        answer_set,
-        load_advisories(),
-        probe=probe,
-        deploy=DeployEvidence.model_validate(deploy) if deploy is not None else None,
-        evidence_for_vendor=evidence_for_vendor,
-        period=parse_period(period) if period is not None else None,
-    )
-    return ScoreView.model_validate(result.model_dump(mode="json"))
-
-
-def _deploy(
-    req: ReportRequest, inputs: list[ReportInput], advertised: int | None
-) -> tuple[DeployView | None, Any]:
-    if req.deploy_check is not None:
-        view, raw = load_view(req.deploy_check, DeployView, "assess.deploy-check", "--deploy-check")
-        inputs.append(input_record(req.deploy_check, "deploy-check", req.cwd))
-    elif req.deploy_logs:
-        from assess.report.adapters import run_deploy_check
-
-        raw, files = run_deploy_check(req.deploy_logs, advertised)
-        inputs.extend(input_record(path, "deploy-log", req.cwd) for path in files)
-    else:
-        return None, None
-    raw = _shown_sources(raw, req.cwd)
-    return DeployView.model_validate(raw), raw
-
-
-def _shown_sources(doc: Any, cwd: Path) -> Any:
-    """Return the deploy-check document with each node's log path as the review shows it.
-
-    The scoring quotes a node's source in its findings, so this happens before scoring: no private
-    folder reaches report.json, and the review does not depend on where the logs were copied.
-    """
-    if not isinstance(doc, dict):
-        return doc
-    nodes = [
-        {**node, "source": display_path(node["source"], cwd)}
-        if isinstance(node, dict) and isinstance(node.get("source"), str) and node["source"] != "-"
-        else node
-        for node in doc.get("nodes", [])
-    ]
-    inputs = [
-        {**item, "path": display_path(item["path"], cwd)}
-        if isinstance(item, dict) and isinstance(item.get("path"), str)
-        else item
-        for item in doc.get("inputs", [])
-    ]
-    return {**doc, "nodes": nodes, "inputs": inputs}
-
-
-def _scope(
-    req: ReportRequest, inputs: list[ReportInput]
-) -> tuple[ScopeView, str | None, list[dict[str, Any]]]:
-    paths = [Path(p) for p in req.logs]
-    if len(paths) == 1 and document_kind(paths[0]) == "assess.scope":
-        view, raw = load_view(paths[0], ScopeView, "assess.scope", "--logs")
-        scoped = view.filter.get("advisory_id", view.filter.get("advisory"))
-        if req.incident and scoped and scoped != req.incident:
-            raise UsageError(
-                f"{paths[0]}: was scoped against advisory '{scoped}', not '{req.incident}'",
-                "Drop --incident, or scope the logs again with `assess scope`.",
-            )
-        record = input_record(paths[0], "logs", req.cwd)
-        engine = raw.get("engine")
-        if isinstance(engine, dict):  # scoped by an engine running the --emit-sql query
-            update = {"engine": engine.get("dialect"), "query_sha256": engine.get("query_sha256")}
-            record = record.model_copy(update=update)
-        inputs.append(record)
-        preset = raw.get("preset") if isinstance(raw.get("preset"), str) else None
-        return view, preset, affected_rows(view)
-    from assess.report.adapters import run_scope
-
-    assert req.incident is not None  # validate_request
-    run = run_scope(req.logs, req.incident, req.preset, req.include_prompts, req.progress)
-    inputs.extend(_log_inputs(run.files, run.document.get("inputs", []), req.cwd))
-    view = ScopeView.model_validate(run.document)
-    preset = run.document.get("preset")
-    return view, preset if isinstance(preset, str) else None, run.rows
-
-
-def _log_inputs(files: Sequence[Path], read: list[Any], cwd: Path) -> list[ReportInput]:
-    """The logs as inputs: a local file hashed again, a URL (s3://, gs://, https://) by the
-    evidence scope took while reading it (it is not fetched twice)."""
-    from assess.scope.logs.remote import RemoteFile
-
-    records = []
-    for index, path in enumerate(files):
-        if isinstance(path, RemoteFile) and index < len(read):
-            evidence = read[index]
-            records.append(
-                ReportInput(
-                    role="logs", path=str(path), bytes=evidence["bytes"], sha256=evidence["sha256"]
-                )
-            )
-        else:
-            records.append(input_record(path, "logs", cwd))
-    return records
-
-
-def affected_rows(scope: ScopeView) -> list[dict[str, Any]]:
-    """Return one CSV row per received and per possibly affected request id of a scope JSON
-    (the document's ids only: :func:`assess.scope.ids.ids_from_document`)."""
-    from assess.scope.ids import ids_from_document
-
-    possible = scope.possibly_affected.get("request_ids", [])
-    return ids_from_document(
-        scope.affected.request_ids, possible if isinstance(possible, list) else []
-    )
