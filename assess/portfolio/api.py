@@ -31,6 +31,22 @@ def answer_files(answers: Sequence[str | Path]) -> tuple[list[str], list[Skipped
     return list(dict.fromkeys(files)), missing
 
 
+def without_file_name(message: str, file: str) -> str:
+    """The reason ``file`` was skipped, without the ``file:`` that starts each line of a reader's
+    message: the skipped entry names the file already. ``file:2: ...`` becomes ``line 2: ...``."""
+    return "\n".join(_line_without_file_name(line, f"{file}:") for line in message.splitlines())
+
+
+def _line_without_file_name(line: str, prefix: str) -> str:
+    if not line.startswith(prefix):
+        return line
+    rest = line[len(prefix) :]
+    number, colon, after = rest.partition(":")
+    if colon and number.isdigit():
+        return f"line {number}:{after}"
+    return rest.strip()
+
+
 def build_portfolio(
     answers: Sequence[str | Path],
     *,
@@ -62,7 +78,7 @@ def build_portfolio(
         try:
             scored.append(Scored(file=file, result=score_answers(file)))
         except AssessError as exc:
-            skipped.append(SkippedFile(file=file, error=exc.message))
+            skipped.append(SkippedFile(file=file, error=without_file_name(exc.message, file)))
     if not scored:
         listing = "; ".join(f"{s.file}: {s.error}" for s in skipped) or "no file was given"
         raise InputError(

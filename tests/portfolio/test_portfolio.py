@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 
 from assess.cli import app
 from assess.kernel.errors import InputError
-from assess.portfolio.api import build_portfolio
+from assess.portfolio.api import build_portfolio, without_file_name
 from assess.portfolio.models import Previous
 from assess.portfolio.previous import pick
 from assess.portfolio.rank import risk_key, trend
@@ -138,7 +138,9 @@ def test_a_bad_file_is_named_and_the_rest_still_ranked(tmp_path: Path) -> None:
     skipped = {Path(s["file"]).name: s["error"] for s in doc["skipped"]}
     assert set(skipped) == {"broken.yaml", "missing.yaml", "none-*.yaml"}
     assert "YAML" in skipped["broken.yaml"] and "matches no file" in skipped["none-*.yaml"]
-    assert f"skipped {broken}:" in result.stderr
+    assert f"skipped {broken}: line 2: YAML syntax error" in result.stderr
+    assert str(broken) not in skipped["broken.yaml"]  # the entry names the file once
+    assert skipped["missing.yaml"] == "no such file"
     page_run = invoke("portfolio", INCIDENT, str(broken), "--out", str(tmp_path / "page"))
     assert page_run.exit_code == 0
     page = (tmp_path / "page" / "portfolio.html").read_text()
@@ -287,3 +289,12 @@ def test_a_previous_score_or_portfolio_settles_nothing(tmp_path: Path) -> None:
         invoke("portfolio", INCIDENT, "--previous", str(score), "--json", "-").stdout
     )["vendors"]
     assert row["critical_settled"] == 0 and row["plan_from"] is None and row["open_critical"] >= 2
+
+
+def test_a_skipped_reason_keeps_its_line_numbers_without_the_file_name() -> None:
+    message = "v.yaml:3: answers.q1: Field required\nv.yaml:7: vendor: not a string\nsee v.yaml"
+    assert without_file_name(message, "v.yaml") == (
+        "line 3: answers.q1: Field required\nline 7: vendor: not a string\nsee v.yaml"
+    )
+    assert without_file_name("v.yaml: no such file", "v.yaml") == "no such file"
+    assert without_file_name("other.yaml:2: bad", "v.yaml") == "other.yaml:2: bad"
