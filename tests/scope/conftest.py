@@ -1,5 +1,6 @@
-"""Servers the scope tests read logs from: an S3-compatible one (moto) and a plain web server,
-both on 127.0.0.1 with a free port, started once per test session and stopped after it."""
+"""Servers the scope tests read logs from: an S3-compatible one (moto), a GCS emulator and a plain
+web server, all on 127.0.0.1 with a free port; the object stores are started once per test
+session and stopped after it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import http.server
 import logging
 import os
 import socket
+import subprocess
+import sys
 import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,6 +73,76 @@ def put_object(endpoint: str, bucket: str, key: str, body: bytes) -> None:
     import boto3
 
     boto3.client("s3", endpoint_url=endpoint).put_object(Bucket=bucket, Key=key, Body=body)
+
+
+#: The bucket the GCS emulator creates when it starts.
+GCS_BUCKET = "logs"
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _wait_until_it_answers(server: subprocess.Popen[bytes], url: str, seconds: float) -> None:
+    """Poll ``url`` until it answers 200; fail naming the URL when the server dies or is late."""
+    deadline = time.monotonic() + seconds
+    while not _answers(url):
+        if server.poll() is not None:
+            pytest.fail(f"the GCS emulator exited ({server.returncode}) before answering {url}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"the GCS emulator did not answer {url} within {seconds:.0f} s")
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="session")
+def gcs_endpoint() -> Iterator[str]:
+    """Start gcp-storage-emulator (in memory, bucket ``logs``); STORAGE_EMULATOR_HOST points
+    pyarrow's GCS filesystem at it for the session."""
+    pytest.importorskip(
+        "gcp_storage_emulator", reason="gcp-storage-emulator is not installed (make test does)"
+    )
+    from assess.scope.logs import remote
+
+    port = _free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "gcp_storage_emulator", "start", "--port", str(port)]
+    command += ["-H", "127.0.0.1", "--default-bucket", GCS_BUCKET, "-q", "-M"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    saved = os.environ.get("STORAGE_EMULATOR_HOST")
+    try:
+        _wait_until_it_answers(server, f"{endpoint}/storage/v1/b", seconds=30)
+        os.environ["STORAGE_EMULATOR_HOST"] = endpoint
+        remote._filesystem.cache_clear()
+        yield endpoint
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        if saved is None:
+            os.environ.pop("STORAGE_EMULATOR_HOST", None)
+        else:
+            os.environ["STORAGE_EMULATOR_HOST"] = saved
+        remote._filesystem.cache_clear()
+
+
+def put_gcs(endpoint: str, bucket: str, name: str, data: bytes) -> None:
+    """Upload ``data`` as ``gs://bucket/name`` to the emulator at ``endpoint``."""
+    query = urllib.parse.urlencode({"uploadType": "media", "name": name})
+    request = urllib.request.Request(
+        f"{endpoint}/upload/storage/v1/b/{bucket}/o?{query}",
+        data=data,
+        method="POST",
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 200, response.read()
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -1,6 +1,7 @@
 """Logs in object storage and on web servers read as local files are: same document, same ids.
 
-The S3 server is moto's, on 127.0.0.1 (tests/scope/conftest.py); https:// is a local http.server.
+The S3 server is moto's and the GCS one gcp-storage-emulator, both on 127.0.0.1
+(tests/scope/conftest.py); https:// is a local http.server.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from assess.kernel.errors import InputError
 from assess.scope.api import scope_run
 from assess.scope.logs import remote
 from assess.scope.logs.remote import ReadAhead, RemoteFile, display_url, expand_remote, glob_regex
-from tests.scope.conftest import FAKE_AWS, put_object
+from tests.scope.conftest import FAKE_AWS, GCS_BUCKET, put_gcs, put_object
 from tests.scope.traplogs import trap_ndjson
 
 pytest.importorskip("moto")
@@ -39,10 +40,16 @@ def _comparable(doc: dict[str, Any]) -> dict[str, Any]:
     """The document with each file named by its key (local path vs URL is the only change)."""
     doc = json.loads(json.dumps(doc))
     for item in doc["inputs"]:
-        item["path"] = item["path"].split("/logs/", 1)[-1].split("/prefix/", 1)[-1]
+        item["path"] = _key(item["path"])
     for item in [*doc["skipped"], *doc.get("reading", [])]:
-        item["file"] = item["file"].split("/logs/", 1)[-1].split("/prefix/", 1)[-1]
+        item["file"] = _key(item["file"])
     return doc
+
+
+def _key(name: str) -> str:
+    """The part of a file's name after the folder or prefix the logs were put under (a bucket
+    may itself be named ``logs``, so the prefix is cut first)."""
+    return name.split("/prefix/", 1)[-1].split("/logs/", 1)[-1]
 
 
 def _local(tmp_path: Path, files: dict[str, bytes]) -> Path:
@@ -72,6 +79,49 @@ def test_s3_glob_gives_the_local_document_counts_and_ids(
     assert list(far.affected_rows()) == list(local.affected_rows())
     both = scope_run([f"s3://{s3_bucket}/prefix/**/*.json.*"], preset="canonical", jobs=2)
     assert both.result.model_dump(mode="json") == far_doc  # workers read s3:// as well
+
+
+def test_gs_glob_gives_the_local_document_counts_and_ids(tmp_path: Path, gcs_endpoint: str) -> None:
+    files = _files()
+    for key, body in files.items():
+        put_gcs(gcs_endpoint, GCS_BUCKET, f"prefix/{key}", body)
+    root = _local(tmp_path, files)
+    local = scope_run([str(root / "**" / "*.json.*")], preset="canonical")
+    far = scope_run([f"gs://{GCS_BUCKET}/prefix/**/*.json.*"], preset="canonical")
+    assert [str(f) for f in far.files] == [
+        f"gs://{GCS_BUCKET}/prefix/{k}" for k in sorted(files) if ".json." in k
+    ]
+    near_doc, far_doc = local.result.model_dump(mode="json"), far.result.model_dump(mode="json")
+    counts, requests = far_doc["counts"], far_doc["breakdown"]["requests"]
+    assert counts["records_skipped"] > 0 and counts["unknown_tokens"] > 0
+    assert counts["over_threshold"] > 0 and counts["model_matched"] < requests
+    assert counts["records_read"] == (
+        requests + counts["non_request_records"] + counts["records_skipped"]
+    )
+    assert far_doc["counts"] == near_doc["counts"]
+    assert far_doc["affected"]["request_ids"] == near_doc["affected"]["request_ids"]
+    assert far_doc["affected"]["request_ids"]
+    assert _comparable(far_doc) == _comparable(near_doc)
+    assert list(far.affected_rows()) == list(local.affected_rows())
+    both = scope_run([f"gs://{GCS_BUCKET}/prefix/**/*.json.*"], preset="canonical", jobs=2)
+    assert both.result.model_dump(mode="json") == far_doc  # workers read gs:// as well
+
+
+def test_gs_missing_object_or_bucket_is_an_input_error(gcs_endpoint: str) -> None:
+    with pytest.raises(InputError, match="no such object"):
+        expand_remote(f"gs://{GCS_BUCKET}/nothing/here.json.gz")
+    with pytest.raises(InputError, match="no such object"):
+        expand_remote("gs://no-such-bucket/x.json.gz")
+    with pytest.raises(InputError, match="matches no object"):
+        expand_remote(f"gs://{GCS_BUCKET}/nothing/**/*.json.gz")
+
+
+def test_gs_missing_object_exits_2_without_a_traceback(gcs_endpoint: str, run_cli: Any) -> None:
+    result = run_cli("scope", f"gs://{GCS_BUCKET}/gone.json.gz")
+    assert result.exit_code == 2
+    out = result.stdout + result.stderr
+    assert "no such object" in out and f"gs://{GCS_BUCKET}/gone.json.gz" in out
+    assert "Traceback" not in out
 
 
 def test_s3_auto_preset_and_cli_never_print_the_secret(
