@@ -41,7 +41,7 @@ def _safe_to_try(node: exp.Expression) -> Any:
 def to_duckdb(sql: str, dialect: str) -> str:
     """Parse ``sql`` as ``dialect`` and write it as DuckDB."""
     tree = sqlglot.parse_one(sql, read=DIALECTS[dialect])
-    return tree.transform(_safe_to_try).sql(dialect="duckdb")
+    return str(tree.transform(_safe_to_try).sql(dialect="duckdb"))
 
 
 @pytest.fixture(scope="module")
