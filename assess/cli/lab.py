@@ -12,7 +12,7 @@ import typer
 
 from assess.kernel.errors import UsageError
 from assess.lab.engine import LabConfig
-from assess.lab.server import make_lab_server
+from assess.lab.server import LabHTTPServer, make_lab_server
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -34,6 +34,106 @@ def _stop_on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt  # `kill` stops the lab as cleanly as Ctrl-C
 
 
+def _bind(config: LabConfig, host: str, port: int, quiet: bool) -> LabHTTPServer:
+    """Bind the lab server, turning a bad --host or --port into a UsageError."""
+
+    def log(line: str) -> None:
+        if not quiet:
+            typer.echo(f"lab: {line}", err=True)
+
+    if not 0 <= port <= 65535:
+        raise UsageError(
+            f"--port {port}: must be 0..65535", "Give a free port, or --port 0 for any."
+        )
+    try:
+        return make_lab_server(config, host, port, log)
+    except socket.gaierror as exc:
+        raise UsageError(
+            f"--host {host}: not an address of this machine ({exc.strerror or exc})",
+            "Use --host 127.0.0.1 (the default).",
+        ) from None
+    except OSError as exc:
+        raise UsageError(
+            f"--port {port}: cannot bind {host}:{port} ({exc.strerror or exc})",
+            "Choose another --port, or --port 0 for a free one.",
+        ) from None
+
+
+def _mode(config: LabConfig) -> str:
+    if config.fixed:
+        return "fixed (over-length prompts retired with HTTP 400)"
+    if config.faulty:
+        return "FAULTY (disaggregation admission bug: over-length prompts read stale pages)"
+    return "faulty engine, but the pool covers the context: no over-length prompts"
+
+
+def _serve(server: LabHTTPServer) -> None:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        typer.echo("lab: stopped", err=True)
+    finally:
+        server.server_close()
+
+
+def serve_cmd(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback)."),
+    port: int = typer.Option(8000, "--port", help="Port; 0 picks a free one."),
+    pool_tokens: int = typer.Option(
+        256, "--pool-tokens", help="Prefill KV pool size in tokens (the too-small pool)."
+    ),
+    context_tokens: int = typer.Option(
+        512, "--context-tokens", help="Advertised context window in tokens."
+    ),
+    page_tokens: int = typer.Option(16, "--page-tokens", help="Tokens per KV page."),
+    fixed: bool = typer.Option(
+        False,
+        "--fixed",
+        help="Retire over-length prompts at admission with HTTP 400 (like SGLang 0.5.22).",
+    ),
+    model: str = typer.Option("lab-glm-5.3", "--model", help="Model id the lab serves."),
+    reply_tokens: int = typer.Option(24, "--reply-tokens", help="Most tokens in a reply."),
+    allowed_keys_env: str | None = typer.Option(
+        None,
+        "--allowed-keys-env",
+        help="Env var with comma-separated keys to accept (default: any non-empty key).",
+    ),
+    quiet: bool = typer.Option(False, "--quiet", help="Do not log requests to stderr."),
+) -> None:
+    """Serve /v1/models and /v1/chat/completions over a simulated shared paged KV cache.
+
+    Faulty (default, pool < context): a prompt longer than the pool gets HTTP 200
+    and a reply built from stale pages left by earlier requests.
+    --fixed: such prompts are retired at admission with HTTP 400, nothing allocated.
+    The first line printed is LAB_BASE_URL=<url>; Ctrl-C stops the server.
+
+    Example: assess lab serve --port 0 --pool-tokens 256 --context-tokens 512
+    """
+    try:
+        config = LabConfig(
+            page_tokens=page_tokens,
+            pool_tokens=pool_tokens,
+            context_tokens=context_tokens,
+            fixed=fixed,
+            model=model,
+            reply_tokens=reply_tokens,
+            api_keys=_allowed_keys(allowed_keys_env),
+        )
+    except ValueError as exc:
+        raise UsageError(f"lab serve: {exc}", "Fix the sizes and try again.") from None
+    server = _bind(config, host, port, quiet)
+    typer.echo(f"LAB_BASE_URL={server.base_url}")
+    typer.echo(
+        f"lab: model {model}; prefill pool {server.engine.prefill.n_pages} pages x "
+        f"{page_tokens} tokens, context {context_tokens} tokens; mode {_mode(config)}"
+    )
+    if host not in _LOOPBACK:
+        typer.echo(f"warning: the lab leaks by design and is bound to {host}", err=True)
+    _serve(server)
+
+
 def register(app: typer.Typer) -> None:
     """Add the `lab` group (command `serve`) to ``app``."""
     group = typer.Typer(
@@ -43,97 +143,5 @@ def register(app: typer.Typer) -> None:
         ),
         no_args_is_help=True,
     )
-
-    @group.command("serve")
-    def serve_cmd(
-        host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback)."),
-        port: int = typer.Option(8000, "--port", help="Port; 0 picks a free one."),
-        pool_tokens: int = typer.Option(
-            256, "--pool-tokens", help="Prefill KV pool size in tokens (the too-small pool)."
-        ),
-        context_tokens: int = typer.Option(
-            512, "--context-tokens", help="Advertised context window in tokens."
-        ),
-        page_tokens: int = typer.Option(16, "--page-tokens", help="Tokens per KV page."),
-        fixed: bool = typer.Option(
-            False,
-            "--fixed",
-            help="Retire over-length prompts at admission with HTTP 400 (like SGLang 0.5.22).",
-        ),
-        model: str = typer.Option("lab-glm-5.3", "--model", help="Model id the lab serves."),
-        reply_tokens: int = typer.Option(24, "--reply-tokens", help="Most tokens in a reply."),
-        allowed_keys_env: str | None = typer.Option(
-            None,
-            "--allowed-keys-env",
-            help="Env var with comma-separated keys to accept (default: any non-empty key).",
-        ),
-        quiet: bool = typer.Option(False, "--quiet", help="Do not log requests to stderr."),
-    ) -> None:
-        """Serve /v1/models and /v1/chat/completions over a simulated shared paged KV cache.
-
-        Faulty (default, pool < context): a prompt longer than the pool gets HTTP 200
-        and a reply built from stale pages left by earlier requests.
-        --fixed: such prompts are retired at admission with HTTP 400, nothing allocated.
-        The first line printed is LAB_BASE_URL=<url>; Ctrl-C stops the server.
-
-        Example: assess lab serve --port 0 --pool-tokens 256 --context-tokens 512
-        """
-        try:
-            config = LabConfig(
-                page_tokens=page_tokens,
-                pool_tokens=pool_tokens,
-                context_tokens=context_tokens,
-                fixed=fixed,
-                model=model,
-                reply_tokens=reply_tokens,
-                api_keys=_allowed_keys(allowed_keys_env),
-            )
-        except ValueError as exc:
-            raise UsageError(f"lab serve: {exc}", "Fix the sizes and try again.") from None
-
-        def log(line: str) -> None:
-            if not quiet:
-                typer.echo(f"lab: {line}", err=True)
-
-        if not 0 <= port <= 65535:
-            raise UsageError(
-                f"--port {port}: must be 0..65535", "Give a free port, or --port 0 for any."
-            )
-        try:
-            server = make_lab_server(config, host, port, log)
-        except socket.gaierror as exc:
-            raise UsageError(
-                f"--host {host}: not an address of this machine ({exc.strerror or exc})",
-                "Use --host 127.0.0.1 (the default).",
-            ) from None
-        except OSError as exc:
-            raise UsageError(
-                f"--port {port}: cannot bind {host}:{port} ({exc.strerror or exc})",
-                "Choose another --port, or --port 0 for a free one.",
-            ) from None
-        typer.echo(f"LAB_BASE_URL={server.base_url}")
-        mode = (
-            "fixed (over-length prompts retired with HTTP 400)"
-            if fixed
-            else (
-                "FAULTY (disaggregation admission bug: over-length prompts read stale pages)"
-                if config.faulty
-                else "faulty engine, but the pool covers the context: no over-length prompts"
-            )
-        )
-        typer.echo(
-            f"lab: model {model}; prefill pool {server.engine.prefill.n_pages} pages x "
-            f"{page_tokens} tokens, context {context_tokens} tokens; mode {mode}"
-        )
-        if host not in _LOOPBACK:
-            typer.echo(f"warning: the lab leaks by design and is bound to {host}", err=True)
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, _stop_on_sigterm)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            typer.echo("lab: stopped", err=True)
-        finally:
-            server.server_close()
-
+    group.command("serve")(serve_cmd)
     app.add_typer(group, name="lab")

@@ -74,109 +74,121 @@ def _print(result: ProbeResult) -> None:
     console.print(result.summary, markup=False, soft_wrap=True)
 
 
+# Options, named once here so the command's signature stays one line per option.
+_BASE_URL = typer.Option(..., "--base-url", help="API base, e.g. http://host/v1.")
+_MODEL = typer.Option(..., "--model", help="Model id to probe.")
+_KEY_ENV = typer.Option(DEFAULT_KEY_ENV, "--api-key-env", help="Env var holding account A's key.")
+_SECOND_KEY_ENV = typer.Option(
+    None,
+    "--second-api-key-env",
+    help="Env var holding account B's key (default: A's key on a fresh client).",
+)
+_ROUNDS = typer.Option(3, "--rounds", help="Rounds (one marker planted per round).")
+_PROBES = typer.Option(4, "--probes-per-round", help="Unrelated requests from account B per round.")
+_CONCURRENCY = typer.Option(4, "--concurrency", help="Probe requests in flight.")
+_TIMEOUT = typer.Option(60.0, "--timeout", help="Per-request timeout, seconds.")
+_FRAGMENT = typer.Option(
+    8, "--fragment-chars", help="Shortest run of a marker's random part that is a hit."
+)
+_LONG = typer.Option(
+    None,
+    "--long-prompt-tokens",
+    help="Boundary mode: probes of about N tokens (set near/over the pool size).",
+)
+_YES = typer.Option(False, "--yes", help="Confirm the boundary-mode cost.")
+_IN_PRICE = typer.Option(
+    None, "--input-price", help="USD per 1M input tokens, for the cost estimate."
+)
+_OUT_PRICE = typer.Option(
+    None, "--output-price", help="USD per 1M output tokens, for the cost estimate."
+)
+_MAX_TOKENS = typer.Option(64, "--max-tokens", help="max_tokens per request.")
+_STREAM = typer.Option("both", "--stream", help="both (alternate), on or off: streamed requests.")
+_RETRIES = typer.Option(
+    3, "--max-retries", help="Retries on 429/503, honouring Retry-After (max 30 s)."
+)
+_ERRORS = typer.Option(5, "--max-errors", help="Stop (incomplete) after this many failed requests.")
+_TRANSPORT = typer.Option(
+    "httpx", "--transport", help="Client: httpx (raw wire) or openai (the official SDK)."
+)
+_JSON = typer.Option(None, "--json", help="Write the evidence JSON here ('-' for stdout).")
+_JUNIT = typer.Option(None, "--junit", help="Write JUnit XML here.")
+
+
+def _confirm_cost(
+    config: ProbeConfig, yes: bool, prices: tuple[float | None, float | None]
+) -> None:
+    """Print boundary mode's cost estimate; without --yes, stop before anything is sent."""
+    estimate = estimate_cost(config).describe(*prices)
+    typer.echo(f"boundary mode: this run sends {estimate}.", err=True)
+    if not yes:
+        raise UsageError(
+            "--long-prompt-tokens: boundary mode sends long prompts and costs money; "
+            "it needs --yes",
+            "Check the estimate above, then run again with --yes.",
+        )
+
+
+def probe_cmd(
+    base_url: str = _BASE_URL,
+    model: str = _MODEL,
+    api_key_env: str = _KEY_ENV,
+    second_api_key_env: str | None = _SECOND_KEY_ENV,
+    rounds: int = _ROUNDS,
+    probes_per_round: int = _PROBES,
+    concurrency: int = _CONCURRENCY,
+    timeout: float = _TIMEOUT,
+    fragment_chars: int = _FRAGMENT,
+    long_prompt_tokens: int | None = _LONG,
+    yes: bool = _YES,
+    input_price: float | None = _IN_PRICE,
+    output_price: float | None = _OUT_PRICE,
+    max_tokens: int = _MAX_TOKENS,
+    stream: str = _STREAM,
+    max_retries: int = _RETRIES,
+    max_errors: int = _ERRORS,
+    transport: str = _TRANSPORT,
+    json_out: str | None = _JSON,
+    junit_out: str | None = _JUNIT,
+) -> None:
+    """Plant canary markers as account A, probe as account B, scan every response.
+
+    Exit 0: no marker seen; the result is a 95% upper bound on the leak rate, not proof.
+    Exit 1: a marker, or a fragment of one, crossed a request boundary.
+    Exit 2: could not run (bad options, key variable unset, endpoint unreachable,
+    auth failed, garbage replies, or stopped early without a hit).
+    Partial runs still write --json and --junit, marked complete=false.
+
+    Example: assess probe --base-url http://127.0.0.1:8000/v1 --model lab-glm-5.3
+    --long-prompt-tokens 400 --yes --json probe.json
+    """
+    options = ProbeConfig(
+        base_url=base_url, model=model, rounds=rounds, probes_per_round=probes_per_round,
+        concurrency=concurrency, timeout_s=timeout, fragment_chars=fragment_chars,
+        long_prompt_tokens=long_prompt_tokens, max_tokens=max_tokens,
+        stream=stream,  # type: ignore[arg-type]  # checked by probe_setup
+        max_retries=max_retries, max_errors=max_errors, transport=transport,
+    )  # fmt: skip
+    config, account_a, account_b = probe_setup(options, api_key_env, second_api_key_env)
+    _check_writable(json_out, "--json")
+    _check_writable(junit_out, "--junit")
+    if long_prompt_tokens:
+        _confirm_cost(config, yes, (input_price, output_price))
+    result, state, runner = probe_endpoint(config, account_a, account_b)
+    if json_out:
+        write_text_or_stdout(json_out, runner.redact(to_json(result)))
+    if junit_out:
+        write_text(junit_out, runner.redact(probe_junit(result)))
+    if json_out != "-" and result.requests:
+        _print(result)
+    if result.leak_found:
+        if state.fatal is not None or not result.complete:
+            typer.echo("warning: the run did not finish; the leak was found before", err=True)
+        raise typer.Exit(1)
+    check_outcome(result, state, config.endpoint, written=bool(json_out or junit_out))
+
+
 def register(app: typer.Typer) -> None:
     """Add `probe` (and the `lab` group) to ``app``."""
-
-    @app.command("probe")
-    def probe_cmd(
-        base_url: str = typer.Option(..., "--base-url", help="API base, e.g. http://host/v1."),
-        model: str = typer.Option(..., "--model", help="Model id to probe."),
-        api_key_env: str = typer.Option(
-            DEFAULT_KEY_ENV, "--api-key-env", help="Env var holding account A's key."
-        ),
-        second_api_key_env: str | None = typer.Option(
-            None,
-            "--second-api-key-env",
-            help="Env var holding account B's key (default: A's key on a fresh client).",
-        ),
-        rounds: int = typer.Option(3, "--rounds", help="Rounds (one marker planted per round)."),
-        probes_per_round: int = typer.Option(
-            4, "--probes-per-round", help="Unrelated requests from account B per round."
-        ),
-        concurrency: int = typer.Option(4, "--concurrency", help="Probe requests in flight."),
-        timeout: float = typer.Option(60.0, "--timeout", help="Per-request timeout, seconds."),
-        fragment_chars: int = typer.Option(
-            8, "--fragment-chars", help="Shortest run of a marker's random part that is a hit."
-        ),
-        long_prompt_tokens: int | None = typer.Option(
-            None,
-            "--long-prompt-tokens",
-            help="Boundary mode: probes of about N tokens (set near/over the pool size).",
-        ),
-        yes: bool = typer.Option(False, "--yes", help="Confirm the boundary-mode cost."),
-        input_price: float | None = typer.Option(
-            None, "--input-price", help="USD per 1M input tokens, for the cost estimate."
-        ),
-        output_price: float | None = typer.Option(
-            None, "--output-price", help="USD per 1M output tokens, for the cost estimate."
-        ),
-        max_tokens: int = typer.Option(64, "--max-tokens", help="max_tokens per request."),
-        stream: str = typer.Option(
-            "both", "--stream", help="both (alternate), on or off: streamed requests."
-        ),
-        max_retries: int = typer.Option(
-            3, "--max-retries", help="Retries on 429/503, honouring Retry-After (max 30 s)."
-        ),
-        max_errors: int = typer.Option(
-            5, "--max-errors", help="Stop (incomplete) after this many failed requests."
-        ),
-        transport: str = typer.Option(
-            "httpx", "--transport", help="Client: httpx (raw wire) or openai (the official SDK)."
-        ),
-        json_out: str | None = typer.Option(
-            None, "--json", help="Write the evidence JSON here ('-' for stdout)."
-        ),
-        junit_out: str | None = typer.Option(None, "--junit", help="Write JUnit XML here."),
-    ) -> None:
-        """Plant canary markers as account A, probe as account B, scan every response.
-
-        Exit 0: no marker seen; the result is a 95% upper bound on the leak rate, not proof.
-        Exit 1: a marker, or a fragment of one, crossed a request boundary.
-        Exit 2: could not run (bad options, key variable unset, endpoint unreachable,
-        auth failed, garbage replies, or stopped early without a hit).
-        Partial runs still write --json and --junit, marked complete=false.
-
-        Example: assess probe --base-url http://127.0.0.1:8000/v1 --model lab-glm-5.3
-        --long-prompt-tokens 400 --yes --json probe.json
-        """
-        options = ProbeConfig(
-            base_url=base_url,
-            model=model,
-            rounds=rounds,
-            probes_per_round=probes_per_round,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            fragment_chars=fragment_chars,
-            long_prompt_tokens=long_prompt_tokens,
-            max_tokens=max_tokens,
-            stream=stream,  # type: ignore[arg-type]  # checked by probe_setup
-            max_retries=max_retries,
-            max_errors=max_errors,
-            transport=transport,
-        )
-        config, account_a, account_b = probe_setup(options, api_key_env, second_api_key_env)
-        _check_writable(json_out, "--json")
-        _check_writable(junit_out, "--junit")
-        if long_prompt_tokens:
-            estimate = estimate_cost(config).describe(input_price, output_price)
-            typer.echo(f"boundary mode: this run sends {estimate}.", err=True)
-            if not yes:
-                raise UsageError(
-                    "--long-prompt-tokens: boundary mode sends long prompts and costs money; "
-                    "it needs --yes",
-                    "Check the estimate above, then run again with --yes.",
-                )
-        result, state, runner = probe_endpoint(config, account_a, account_b)
-        if json_out:
-            write_text_or_stdout(json_out, runner.redact(to_json(result)))
-        if junit_out:
-            write_text(junit_out, runner.redact(probe_junit(result)))
-        if json_out != "-" and result.requests:
-            _print(result)
-        if result.leak_found:
-            if state.fatal is not None or not result.complete:
-                typer.echo("warning: the run did not finish; the leak was found before", err=True)
-            raise typer.Exit(1)
-        check_outcome(result, state, config.endpoint, written=bool(json_out or junit_out))
-
+    app.command("probe")(probe_cmd)
     lab.register(app)

@@ -50,6 +50,115 @@ def answers_yaml(answers: AnswerSet) -> str:
     return head + yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=100)
 
 
+def new_cmd(
+    out: str = typer.Option(..., "--out", help="Answers file to write ('-': stdout)."),
+    vendor: str = typer.Option("Vendor name", "--vendor", help="Vendor name to fill in."),
+    date: str | None = typer.Option(
+        None, "--date", help="Date of the answers, YYYY-MM-DD (default: today, UTC)."
+    ),
+    questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
+) -> None:
+    """Write a blank, commented answers file (every answer 'unknown').
+
+    Example: assess questionnaire new --out answers.yaml --vendor "Example AI"
+    """
+    try:
+        day = dt.date.fromisoformat(date) if date else dt.datetime.now(dt.UTC).date()
+    except ValueError:
+        raise UsageError(f"--date: '{date}' is not a date", "Use YYYY-MM-DD.") from None
+    if out != "-" and Path(out).exists() and not force:
+        raise UsageError(
+            f"{out}: already exists (it may hold a vendor's answers)",
+            "Choose another --out, or add --force to overwrite it.",
+        )
+    bank = load_questionnaire(questionnaire)
+    write_text_or_stdout(out, answers_template(bank, vendor, day))
+
+
+def export_cmd(
+    out: str = typer.Option(..., "--out", help="Spreadsheet to write ('-': stdout, csv)."),
+    fmt: SheetFormat = typer.Option(SheetFormat.XLSX, "--format", help="xlsx or csv."),
+    answers: Path | None = typer.Option(
+        None, "--answers", help="Pre-fill the sheet with these answers."
+    ),
+    questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
+) -> None:
+    """Write the questionnaire as a spreadsheet to send to a vendor.
+
+    Example: assess questionnaire export --format xlsx --out questionnaire.xlsx
+    """
+    if answers is not None:
+        bank, given = load_answers_and_bank(answers, questionnaire)
+    else:
+        bank, given = load_questionnaire(questionnaire), None
+    if fmt is SheetFormat.CSV:
+        write_text_or_stdout(out, to_csv(bank, given))
+    elif out == "-":
+        raise UsageError("--out -: an xlsx workbook cannot go to stdout", "Give a file name.")
+    else:
+        write_bytes(out, to_xlsx(bank, given))
+
+
+def import_cmd(
+    sheet: Path = typer.Argument(..., help="The filled-in spreadsheet (xlsx or csv)."),
+    out: str = typer.Option("-", "--out", help="Answers file to write ('-': stdout)."),
+    questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
+) -> None:
+    """Read a filled-in spreadsheet back into an answers file (every problem at once).
+
+    Example: assess questionnaire import filled.xlsx --out answers.yaml
+    """
+    if sheet.suffix.lower() not in {".xlsx", ".csv"}:
+        raise UsageError(f"{sheet}: import reads .xlsx or .csv files", "Export one first.")
+    checked = load_answers(sheet, load_questionnaire(questionnaire))
+    write_text_or_stdout(out, answers_yaml(checked))
+
+
+def validate_cmd(
+    answers: Path = typer.Argument(..., help="Answers file: YAML, JSON, xlsx or csv."),
+    questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
+) -> None:
+    """Check an answers file; report every problem at once (file:line: id: message).
+
+    Example: assess questionnaire validate samples/vendors/evasive.yaml
+    """
+    bank, checked = load_answers_and_bank(answers, questionnaire)
+    print_validation(bank, checked, stdout_console())
+
+
+def schema_cmd(
+    questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
+) -> None:
+    """Print the JSON Schema of an answers file.
+
+    Example: assess questionnaire schema > answers.schema.json
+    """
+    schema = answers_schema(load_questionnaire(questionnaire))
+    typer.echo(json.dumps(schema, indent=2, ensure_ascii=False))
+
+
+def diff_cmd(
+    old: Path = typer.Argument(..., help="The earlier answers."),
+    new: Path = typer.Argument(..., help="The later answers."),
+    json_out: str | None = typer.Option(
+        None, "--json", help="Write the diff as JSON to this file ('-': stdout only)."
+    ),
+    questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
+) -> None:
+    """Show what changed between two attestations (engine upgrades, controls dropped).
+
+    Example: assess questionnaire diff samples/vendors/incident-like.yaml answers-2026-11.yaml
+    """
+    bank, before = load_answers_and_bank(old, questionnaire)
+    after = load_answers(new, bank)
+    result = diff_answers(bank, before, after, load_advisories())
+    if json_out is not None:
+        write_text_or_stdout(json_out, to_json(result))
+    if json_out != "-":
+        print_diff(result, stdout_console())
+
+
 def register(app: typer.Typer) -> None:
     """Add the `questionnaire` group to ``app``."""
     group = typer.Typer(
@@ -60,113 +169,11 @@ def register(app: typer.Typer) -> None:
         no_args_is_help=True,
     )
 
-    @group.command("new")
-    def new_cmd(
-        out: str = typer.Option(..., "--out", help="Answers file to write ('-': stdout)."),
-        vendor: str = typer.Option("Vendor name", "--vendor", help="Vendor name to fill in."),
-        date: str | None = typer.Option(
-            None, "--date", help="Date of the answers, YYYY-MM-DD (default: today, UTC)."
-        ),
-        questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
-        force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
-    ) -> None:
-        """Write a blank, commented answers file (every answer 'unknown').
-
-        Example: assess questionnaire new --out answers.yaml --vendor "Example AI"
-        """
-        try:
-            day = dt.date.fromisoformat(date) if date else dt.datetime.now(dt.UTC).date()
-        except ValueError:
-            raise UsageError(f"--date: '{date}' is not a date", "Use YYYY-MM-DD.") from None
-        if out != "-" and Path(out).exists() and not force:
-            raise UsageError(
-                f"{out}: already exists (it may hold a vendor's answers)",
-                "Choose another --out, or add --force to overwrite it.",
-            )
-        bank = load_questionnaire(questionnaire)
-        write_text_or_stdout(out, answers_template(bank, vendor, day))
-
-    @group.command("export")
-    def export_cmd(
-        out: str = typer.Option(..., "--out", help="Spreadsheet to write ('-': stdout, csv)."),
-        fmt: SheetFormat = typer.Option(SheetFormat.XLSX, "--format", help="xlsx or csv."),
-        answers: Path | None = typer.Option(
-            None, "--answers", help="Pre-fill the sheet with these answers."
-        ),
-        questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
-    ) -> None:
-        """Write the questionnaire as a spreadsheet to send to a vendor.
-
-        Example: assess questionnaire export --format xlsx --out questionnaire.xlsx
-        """
-        if answers is not None:
-            bank, given = load_answers_and_bank(answers, questionnaire)
-        else:
-            bank, given = load_questionnaire(questionnaire), None
-        if fmt is SheetFormat.CSV:
-            write_text_or_stdout(out, to_csv(bank, given))
-        elif out == "-":
-            raise UsageError("--out -: an xlsx workbook cannot go to stdout", "Give a file name.")
-        else:
-            write_bytes(out, to_xlsx(bank, given))
-
-    @group.command("import")
-    def import_cmd(
-        sheet: Path = typer.Argument(..., help="The filled-in spreadsheet (xlsx or csv)."),
-        out: str = typer.Option("-", "--out", help="Answers file to write ('-': stdout)."),
-        questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
-    ) -> None:
-        """Read a filled-in spreadsheet back into an answers file (every problem at once).
-
-        Example: assess questionnaire import filled.xlsx --out answers.yaml
-        """
-        if sheet.suffix.lower() not in {".xlsx", ".csv"}:
-            raise UsageError(f"{sheet}: import reads .xlsx or .csv files", "Export one first.")
-        checked = load_answers(sheet, load_questionnaire(questionnaire))
-        write_text_or_stdout(out, answers_yaml(checked))
-
-    @group.command("validate")
-    def validate_cmd(
-        answers: Path = typer.Argument(..., help="Answers file: YAML, JSON, xlsx or csv."),
-        questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
-    ) -> None:
-        """Check an answers file; report every problem at once (file:line: id: message).
-
-        Example: assess questionnaire validate samples/vendors/evasive.yaml
-        """
-        bank, checked = load_answers_and_bank(answers, questionnaire)
-        print_validation(bank, checked, stdout_console())
-
-    @group.command("schema")
-    def schema_cmd(
-        questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
-    ) -> None:
-        """Print the JSON Schema of an answers file.
-
-        Example: assess questionnaire schema > answers.schema.json
-        """
-        schema = answers_schema(load_questionnaire(questionnaire))
-        typer.echo(json.dumps(schema, indent=2, ensure_ascii=False))
-
-    @group.command("diff")
-    def diff_cmd(
-        old: Path = typer.Argument(..., help="The earlier answers."),
-        new: Path = typer.Argument(..., help="The later answers."),
-        json_out: str | None = typer.Option(
-            None, "--json", help="Write the diff as JSON to this file ('-': stdout only)."
-        ),
-        questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
-    ) -> None:
-        """Show what changed between two attestations (engine upgrades, controls dropped).
-
-        Example: assess questionnaire diff samples/vendors/incident-like.yaml answers-2026-11.yaml
-        """
-        bank, before = load_answers_and_bank(old, questionnaire)
-        after = load_answers(new, bank)
-        result = diff_answers(bank, before, after, load_advisories())
-        if json_out is not None:
-            write_text_or_stdout(json_out, to_json(result))
-        if json_out != "-":
-            print_diff(result, stdout_console())
+    group.command("new")(new_cmd)
+    group.command("export")(export_cmd)
+    group.command("import")(import_cmd)
+    group.command("validate")(validate_cmd)
+    group.command("schema")(schema_cmd)
+    group.command("diff")(diff_cmd)
 
     app.add_typer(group, name="questionnaire")

@@ -108,122 +108,143 @@ def run_report(req: ReportRequest, out: Path, formats: tuple[str, ...]) -> None:
         typer.echo(f"Removed {path}: left by an earlier review, not part of this one")
 
 
+# Options, named once here so the command's signature stays one line per option.
+_QUESTIONNAIRE = typer.Option(
+    ...,
+    "--questionnaire",
+    "-q",
+    metavar="ANSWERS",
+    help="The vendor's answers (YAML/JSON), or an `assess score --json` result.",
+)
+_LOGS = typer.Option(
+    [],
+    "--logs",
+    metavar="FILE",
+    help="Request logs to scope (repeat; globs allowed), or an `assess scope --json` result.",
+)
+_INCIDENT = typer.Option(
+    None, "--incident", metavar="ID", help="Advisory to scope the logs against."
+)
+_PRESET = typer.Option(
+    None, "--preset", metavar="NAME", help="Log preset for --logs (default: auto)."
+)
+_PROBE = typer.Option(
+    [],
+    "--probe",
+    metavar="JSON",
+    help="An `assess probe --json` result (repeat for several runs).",
+)
+_DEPLOY_CHECK = typer.Option(
+    None, "--deploy-check", metavar="JSON", help="An `assess deploy-check --json` result."
+)
+_DEPLOY_LOG = typer.Option(
+    [],
+    "--deploy-log",
+    metavar="LOG",
+    help="Server startup logs to check instead (repeat; globs allowed).",
+)
+_OUT = typer.Option(..., "--out", "-o", metavar="DIR", help="Folder to write the review into.")
+_FMT = typer.Option(
+    ",".join(DEFAULT_FORMATS),
+    "--format",
+    metavar="FORMATS",
+    help="Comma-separated subset of html,pdf,json,oscal,xlsx: oscal is report.oscal.json "
+    "(OSCAL assessment-results), xlsx is findings-register.xlsx (one row per finding, "
+    "for GRC tools); manifest.json is always written.",
+)
+_INCLUDE_PROMPTS = typer.Option(
+    False,
+    "--include-prompts",
+    help="Show prompt and response text from logs and probes (redacted by default).",
+)
+_EVIDENCE_FOR_VENDOR = typer.Option(
+    False,
+    "--evidence-for-vendor",
+    help="Score evidence even if it is not the vendor's (host, model, service) or stale.",
+)
+_PERIOD = typer.Option(
+    None,
+    "--period",
+    metavar="FROM..TO",
+    help="Assessment period (YYYY-MM-DD..YYYY-MM-DD): evidence outside it is stale.",
+)
+_REVIEW_FILE = typer.Option(
+    None,
+    "--review",
+    metavar="YAML",
+    help="The governance file: report id, scope, sign-off, decision, remediation owners "
+    "(`assess review new` writes one). Without it the review is a draft.",
+)
+_PREVIOUS = typer.Option(
+    None,
+    "--previous",
+    metavar="DIR",
+    help="An earlier review's folder (or its report.json): the remediation plan shows "
+    "what moved since.",
+)
+
+
+def report_cmd(
+    questionnaire: Path = _QUESTIONNAIRE,
+    logs: list[str] = _LOGS,
+    incident: str | None = _INCIDENT,
+    preset: str | None = _PRESET,
+    probe: list[Path] = _PROBE,
+    deploy_check: Path | None = _DEPLOY_CHECK,
+    deploy_log: list[str] = _DEPLOY_LOG,
+    out: Path = _OUT,
+    fmt: str = _FMT,
+    include_prompts: bool = _INCLUDE_PROMPTS,
+    evidence_for_vendor: bool = _EVIDENCE_FOR_VENDOR,
+    period: str | None = _PERIOD,
+    review_file: Path | None = _REVIEW_FILE,
+    previous: Path | None = _PREVIOUS,
+) -> None:
+    """Write the vendor review (see REPORT_HELP)."""
+    formats = parse_formats(fmt)
+    req = ReportRequest(
+        questionnaire=questionnaire,
+        logs=logs,
+        incident=incident,
+        preset=preset,
+        probes=probe,
+        deploy_check=deploy_check,
+        deploy_logs=deploy_log,
+        include_prompts=include_prompts,
+        evidence_for_vendor=evidence_for_vendor,
+        period=period,
+        review=review_file,
+        previous=previous,
+    )
+    run_report(req, out, formats)
+
+
+# Options, named once here so the command's signature stays one line per option.
+_DEMO_OUT = typer.Option(
+    Path("assess-demo"),
+    "--out",
+    "-o",
+    metavar="DIR",
+    help="Folder to write the demo review into.",
+)
+
+
+def demo_cmd(
+    out: Path = _DEMO_OUT,
+) -> None:
+    """Review the shipped samples (see DEMO_HELP)."""
+    typer.echo(
+        "Demo: the probe evidence is a simulation, a run against the local lab "
+        "(127.0.0.1), not the vendor's service; the review labels it and does not score it."
+    )
+    run_report(demo_request(), out, FORMATS)
+
+
 def register(app: typer.Typer) -> None:
     """Add the `report` and `demo` commands to ``app``."""
 
-    @app.command("report", help=REPORT_HELP)
-    def report_cmd(
-        questionnaire: Path = typer.Option(
-            ...,
-            "--questionnaire",
-            "-q",
-            metavar="ANSWERS",
-            help="The vendor's answers (YAML/JSON), or an `assess score --json` result.",
-        ),
-        logs: list[str] = typer.Option(
-            [],
-            "--logs",
-            metavar="FILE",
-            help="Request logs to scope (repeat; globs allowed), or an `assess scope --json` "
-            "result.",
-        ),
-        incident: str | None = typer.Option(
-            None, "--incident", metavar="ID", help="Advisory to scope the logs against."
-        ),
-        preset: str | None = typer.Option(
-            None, "--preset", metavar="NAME", help="Log preset for --logs (default: auto)."
-        ),
-        probe: list[Path] = typer.Option(
-            [],
-            "--probe",
-            metavar="JSON",
-            help="An `assess probe --json` result (repeat for several runs).",
-        ),
-        deploy_check: Path | None = typer.Option(
-            None, "--deploy-check", metavar="JSON", help="An `assess deploy-check --json` result."
-        ),
-        deploy_log: list[str] = typer.Option(
-            [],
-            "--deploy-log",
-            metavar="LOG",
-            help="Server startup logs to check instead (repeat; globs allowed).",
-        ),
-        out: Path = typer.Option(
-            ..., "--out", "-o", metavar="DIR", help="Folder to write the review into."
-        ),
-        fmt: str = typer.Option(
-            ",".join(DEFAULT_FORMATS),
-            "--format",
-            metavar="FORMATS",
-            help="Comma-separated subset of html,pdf,json,oscal,xlsx: oscal is report.oscal.json "
-            "(OSCAL assessment-results), xlsx is findings-register.xlsx (one row per finding, "
-            "for GRC tools); manifest.json is always written.",
-        ),
-        include_prompts: bool = typer.Option(
-            False,
-            "--include-prompts",
-            help="Show prompt and response text from logs and probes (redacted by default).",
-        ),
-        evidence_for_vendor: bool = typer.Option(
-            False,
-            "--evidence-for-vendor",
-            help="Score evidence even if it is not the vendor's (host, model, service) or stale.",
-        ),
-        period: str | None = typer.Option(
-            None,
-            "--period",
-            metavar="FROM..TO",
-            help="Assessment period (YYYY-MM-DD..YYYY-MM-DD): evidence outside it is stale.",
-        ),
-        review_file: Path | None = typer.Option(
-            None,
-            "--review",
-            metavar="YAML",
-            help="The governance file: report id, scope, sign-off, decision, remediation owners "
-            "(`assess review new` writes one). Without it the review is a draft.",
-        ),
-        previous: Path | None = typer.Option(
-            None,
-            "--previous",
-            metavar="DIR",
-            help="An earlier review's folder (or its report.json): the remediation plan shows "
-            "what moved since.",
-        ),
-    ) -> None:
-        """Write the vendor review (see REPORT_HELP)."""
-        formats = parse_formats(fmt)
-        req = ReportRequest(
-            questionnaire=questionnaire,
-            logs=logs,
-            incident=incident,
-            preset=preset,
-            probes=probe,
-            deploy_check=deploy_check,
-            deploy_logs=deploy_log,
-            include_prompts=include_prompts,
-            evidence_for_vendor=evidence_for_vendor,
-            period=period,
-            review=review_file,
-            previous=previous,
-        )
-        run_report(req, out, formats)
-
-    @app.command("demo", help=DEMO_HELP)
-    def demo_cmd(
-        out: Path = typer.Option(
-            Path("assess-demo"),
-            "--out",
-            "-o",
-            metavar="DIR",
-            help="Folder to write the demo review into.",
-        ),
-    ) -> None:
-        """Review the shipped samples (see DEMO_HELP)."""
-        typer.echo(
-            "Demo: the probe evidence is a simulation, a run against the local lab "
-            "(127.0.0.1), not the vendor's service; the review labels it and does not score it."
-        )
-        run_report(demo_request(), out, FORMATS)
+    app.command("report", help=REPORT_HELP)(report_cmd)
+    app.command("demo", help=DEMO_HELP)(demo_cmd)
 
 
 def demo_request() -> ReportRequest:

@@ -41,19 +41,8 @@ def _ids_csv(run: ScopeRun) -> str:
     return ids_csv_text(list(ids_rows(run.affected_rows())))
 
 
-def render(result: ScopeResult, console: Console) -> None:
-    """Print the summary tables (never prompt or response text)."""
-    f, c = result.filter, result.counts
-    console.print(
-        f"[bold]scope[/bold] {f.advisory_id or '(ad hoc)'}: models {', '.join(f.model_names)}, "
-        f"{f.since.isoformat()} .. {f.until.isoformat()} (inclusive), "
-        f"prompt tokens > {f.min_prompt_tokens:,}; preset {result.preset}"
-    )
-    table = Table("count", "records", title="Records")
-    for key, value in c.model_dump().items():
-        table.add_row(key, f"{value:,}")
-    table.add_row("(requests)", f"{result.breakdown.requests:,}")
-    console.print(table)
+def _exposure(result: ScopeResult) -> Table:
+    """The exposure table: received, possibly affected and disclosed requests."""
     a, p, d = result.affected, result.possibly_affected, result.disclosed
     summary = Table("", "requests", "accounts", "no account", "detail", title="Exposure")
     summary.add_row(
@@ -80,7 +69,24 @@ def render(result: ScopeResult, console: Console) -> None:
         f"{d.unattributed:,}",
         f"{d.prompt_tokens_total:,} prompt tokens over {d.prompt_tokens_known:,} known counts",
     )
-    console.print(summary)
+    return summary
+
+
+def render(result: ScopeResult, console: Console) -> None:
+    """Print the summary tables (never prompt or response text)."""
+    f, c = result.filter, result.counts
+    console.print(
+        f"[bold]scope[/bold] {f.advisory_id or '(ad hoc)'}: models {', '.join(f.model_names)}, "
+        f"{f.since.isoformat()} .. {f.until.isoformat()} (inclusive), "
+        f"prompt tokens > {f.min_prompt_tokens:,}; preset {result.preset}"
+    )
+    table = Table("count", "records", title="Records")
+    for key, value in c.model_dump().items():
+        table.add_row(key, f"{value:,}")
+    table.add_row("(requests)", f"{result.breakdown.requests:,}")
+    console.print(table)
+    console.print(_exposure(result))
+    d = result.disclosed
     if result.per_day:
         console.print(
             "affected per day: " + ", ".join(f"{x.date}: {x.requests}" for x in result.per_day)
@@ -139,120 +145,137 @@ def render_reading(result: ScopeResult, console: Console) -> None:
         console.print(table)
 
 
+# Options, named once here so the command's signature stays one line per option.
+_LOGS = typer.Argument(None, help="Log files or globs (local, s3://, gs://, https://).")
+_INCIDENT = typer.Option("glm-5.3-kv-leak", "--incident", help="Advisory id.")
+_PRESET = typer.Option("auto", "--preset", help="Preset id, YAML file, or auto.")
+_MAPPING = typer.Option(
+    [], "--map", help="canonical=dotted.path, e.g. prompt_tokens=usage.input_tokens."
+)
+_MODEL = typer.Option([], "--model", help="Model id(s) replacing the advisory's.")
+_SINCE = typer.Option(None, "--since", help="Window start (ISO, UTC default).")
+_UNTIL = typer.Option(
+    None, "--until", help="Window end, inclusive (a bare date means 23:59:59 that day)."
+)
+_MIN_PROMPT_TOKENS = typer.Option(
+    None, "--min-prompt-tokens", min=0, help="Trigger: prompt tokens strictly greater."
+)
+_PLATFORM_REQUESTS = typer.Option(
+    None, "--platform-requests", min=1, help="Provider's total requests in the window."
+)
+_IDS_CSV = typer.Option(
+    None,
+    "--ids-csv",
+    help="Write affected/possibly affected request ids to this CSV, or - .",
+)
+_JSON_OUT = typer.Option(None, "--json", help="Write JSON to PATH, or - .")
+_MAX_LINE_BYTES = typer.Option(
+    16 << 20,
+    "--max-line-bytes",
+    min=1024,
+    help="Skip (and list) NDJSON lines longer than this many bytes.",
+)
+_EXPLAIN = typer.Option(
+    False,
+    "--explain",
+    help="Show how each file was read: the preset and why, each field's source path.",
+)
+_JOBS = typer.Option(
+    None,
+    "--jobs",
+    min=0,
+    help="Processes reading the files (0: one per core; default: one per core for "
+    "several files of 256 MiB or more in all). The result is the same.",
+)
+_EMIT_SQL = typer.Option(
+    None,
+    "--emit-sql",
+    metavar="DIALECT",
+    help="Write the scoping query for an engine (duckdb, spark, athena, trino, "
+    "bigquery) to standard output instead of reading logs.",
+)
+_SOURCE_TABLE = typer.Option(
+    "assess_logs", "--source-table", help="--emit-sql: the table of raw NDJSON lines."
+)
+_SOURCE_COLUMN = typer.Option(
+    "line", "--source-column", help="--emit-sql: its column holding one line."
+)
+_FROM_ENGINE_RESULTS = typer.Option(
+    None,
+    "--from-engine-results",
+    metavar="FILE",
+    help="Scope the exported result (CSV, Parquet, JSON) of the --emit-sql query.",
+)
+
+
+def scope_cmd(
+    logs: list[str] = _LOGS,
+    incident: str = _INCIDENT,
+    preset: str = _PRESET,
+    mapping: list[str] = _MAPPING,
+    model: list[str] = _MODEL,
+    since: str | None = _SINCE,
+    until: str | None = _UNTIL,
+    min_prompt_tokens: int | None = _MIN_PROMPT_TOKENS,
+    platform_requests: int | None = _PLATFORM_REQUESTS,
+    ids_csv: str | None = _IDS_CSV,
+    json_out: str | None = _JSON_OUT,
+    max_line_bytes: int = _MAX_LINE_BYTES,
+    explain: bool = _EXPLAIN,
+    jobs: int | None = _JOBS,
+    emit_sql: str | None = _EMIT_SQL,
+    source_table: str = _SOURCE_TABLE,
+    source_column: str = _SOURCE_COLUMN,
+    from_engine_results: str | None = _FROM_ENGINE_RESULTS,
+) -> None:
+    _one_stdout(ids_csv, json_out)
+    options: dict[str, Any] = {
+        "incident": incident,
+        "preset": preset,
+        "mapping": mapping,
+        "models": model,
+        "since": since,
+        "until": until,
+        "min_prompt_tokens": min_prompt_tokens,
+    }
+    if emit_sql is not None or from_engine_results is not None:
+        _engine_mode(
+            emit_sql,
+            from_engine_results,
+            logs or [],
+            (source_table, source_column),
+            options,
+            (platform_requests, ids_csv, json_out),
+        )
+    if not logs:
+        raise UsageError(
+            "scope: give LOGS (files or globs), --emit-sql DIALECT or --from-engine-results",
+            "Example: assess scope 'logs/*.ndjson.gz'",
+        )
+    with progress_bar("scope") as progress:
+        run = scope_run(
+            logs,
+            **options,
+            platform_requests=platform_requests,
+            progress=progress,
+            max_line_bytes=max_line_bytes,
+            jobs=jobs,
+        )
+    _finish(run, ids_csv, json_out, explain)
+
+
 def register(app: typer.Typer) -> None:
     """Add the `scope` command to ``app``."""
 
-    @app.command("scope", help=HELP)
-    def scope_cmd(
-        logs: list[str] = typer.Argument(
-            None, help="Log files or globs (local, s3://, gs://, https://)."
-        ),
-        incident: str = typer.Option("glm-5.3-kv-leak", "--incident", help="Advisory id."),
-        preset: str = typer.Option("auto", "--preset", help="Preset id, YAML file, or auto."),
-        mapping: list[str] = typer.Option(
-            [], "--map", help="canonical=dotted.path, e.g. prompt_tokens=usage.input_tokens."
-        ),
-        model: list[str] = typer.Option(
-            [], "--model", help="Model id(s) replacing the advisory's."
-        ),
-        since: str | None = typer.Option(None, "--since", help="Window start (ISO, UTC default)."),
-        until: str | None = typer.Option(
-            None, "--until", help="Window end, inclusive (a bare date means 23:59:59 that day)."
-        ),
-        min_prompt_tokens: int | None = typer.Option(
-            None, "--min-prompt-tokens", min=0, help="Trigger: prompt tokens strictly greater."
-        ),
-        platform_requests: int | None = typer.Option(
-            None, "--platform-requests", min=1, help="Provider's total requests in the window."
-        ),
-        ids_csv: str | None = typer.Option(
-            None,
-            "--ids-csv",
-            help="Write affected/possibly affected request ids to this CSV, or - .",
-        ),
-        json_out: str | None = typer.Option(None, "--json", help="Write JSON to PATH, or - ."),
-        max_line_bytes: int = typer.Option(
-            16 << 20,
-            "--max-line-bytes",
-            min=1024,
-            help="Skip (and list) NDJSON lines longer than this many bytes.",
-        ),
-        explain: bool = typer.Option(
-            False,
-            "--explain",
-            help="Show how each file was read: the preset and why, each field's source path.",
-        ),
-        jobs: int | None = typer.Option(
-            None,
-            "--jobs",
-            min=0,
-            help="Processes reading the files (0: one per core; default: one per core for "
-            "several files of 256 MiB or more in all). The result is the same.",
-        ),
-        emit_sql: str | None = typer.Option(
-            None,
-            "--emit-sql",
-            metavar="DIALECT",
-            help="Write the scoping query for an engine (duckdb, spark, athena, trino, "
-            "bigquery) to standard output instead of reading logs.",
-        ),
-        source_table: str = typer.Option(
-            "assess_logs", "--source-table", help="--emit-sql: the table of raw NDJSON lines."
-        ),
-        source_column: str = typer.Option(
-            "line", "--source-column", help="--emit-sql: its column holding one line."
-        ),
-        from_engine_results: str | None = typer.Option(
-            None,
-            "--from-engine-results",
-            metavar="FILE",
-            help="Scope the exported result (CSV, Parquet, JSON) of the --emit-sql query.",
-        ),
-    ) -> None:
-        if ids_csv == "-" and json_out == "-":
-            raise UsageError(
-                "--ids-csv - and --json - would both write to standard output",
-                "Send one of them to a file.",
-            )
-        options: dict[str, Any] = {
-            "incident": incident,
-            "preset": preset,
-            "mapping": mapping,
-            "models": model,
-            "since": since,
-            "until": until,
-            "min_prompt_tokens": min_prompt_tokens,
-        }
-        if emit_sql is not None or from_engine_results is not None:
-            _engine_mode(
-                emit_sql,
-                from_engine_results,
-                logs or [],
-                (source_table, source_column),
-                options,
-                (platform_requests, ids_csv, json_out),
-            )
-        if not logs:
-            raise UsageError(
-                "scope: give LOGS (files or globs), --emit-sql DIALECT or --from-engine-results",
-                "Example: assess scope 'logs/*.ndjson.gz'",
-            )
-        with progress_bar("scope") as progress:
-            run = scope_run(
-                logs,
-                incident=incident,
-                preset=preset,
-                mapping=mapping,
-                models=model,
-                since=since,
-                until=until,
-                min_prompt_tokens=min_prompt_tokens,
-                platform_requests=platform_requests,
-                progress=progress,
-                max_line_bytes=max_line_bytes,
-                jobs=jobs,
-            )
-        _finish(run, ids_csv, json_out, explain)
+    app.command("scope", help=HELP)(scope_cmd)
+
+
+def _one_stdout(ids_csv: str | None, json_out: str | None) -> None:
+    if ids_csv == "-" and json_out == "-":
+        raise UsageError(
+            "--ids-csv - and --json - would both write to standard output",
+            "Send one of them to a file.",
+        )
 
 
 def _engine_mode(
