@@ -85,6 +85,16 @@ def _raw_findings(
     return found, bindings
 
 
+def _vendor_ref(answers: AnswerSet) -> VendorRef:
+    """Return the vendor and service the answers name, the answer set's vendor when unknown."""
+    name = answers.value("vendor.name")
+    service = answers.value("vendor.service")
+    return VendorRef(
+        name=name if isinstance(name, str) and name != "unknown" else answers.vendor,
+        service=service if isinstance(service, str) and service != "unknown" else "",
+    )
+
+
 def score_answers(
     questionnaire: Questionnaire,
     answers: AnswerSet,
@@ -114,14 +124,9 @@ def score_answers(
     ]
     score = score_of(findings, questionnaire.scoring)
     by_id = {r.id: r for r in questionnaire.scoring.decisive}
-    name = answers.value("vendor.name")
-    service = answers.value("vendor.service")
     return ScoreResult(
         questionnaire=QuestionnaireRef(id=questionnaire.id, version=questionnaire.version),
-        vendor=VendorRef(
-            name=name if isinstance(name, str) and name != "unknown" else answers.vendor,
-            service=service if isinstance(service, str) and service != "unknown" else "",
-        ),
+        vendor=_vendor_ref(answers),
         answered_on=answers.date,
         score=score,
         tier=tier_of(score, findings, questionnaire.scoring),
