@@ -74,23 +74,8 @@ def check_deployment(
     ``flag`` when any finding is at or above ``fail_on``, else ``inconclusive`` when any node is,
     else ``pass``; :attr:`DeployCheckResult.failed` says whether to exit 1.
     """
-    catalogue = (
-        dict(advisories) if isinstance(advisories, Mapping) else {a.id: a for a in advisories}
-    )
     views = [_view(node) for node in logs]
-    dep = Deployment(
-        nodes=[view for view, _ in views],
-        advertised_context=advertised_context,
-        advisories=catalogue,
-        isolation=isolation,
-    )
-    findings: list[NodeFinding] = []
-    for view, _ in views:
-        for node_rule in NODE_RULES:
-            findings.extend(node_rule(view, dep))
-    for dep_rule in DEPLOYMENT_RULES:
-        findings.extend(dep_rule(dep))
-    findings.sort(key=lambda f: _ORDER[f.severity])
+    findings = _run_rules([view for view, _ in views], advertised_context, advisories, isolation)
     reports = [
         _report(node, view, role_from, findings, fail_on)
         for node, (view, role_from) in zip(logs, views, strict=True)
@@ -117,6 +102,32 @@ def check_deployment(
             period=union_period(r.period for r in reports),
         ),
     )
+
+
+def _run_rules(
+    nodes: Sequence[NodeView],
+    advertised_context: int | None,
+    advisories: Mapping[str, Advisory] | Iterable[Advisory],
+    isolation: Sequence[IsolationSetting],
+) -> list[NodeFinding]:
+    """Return every node rule's findings, node by node, then the deployment rules', by severity."""
+    catalogue = (
+        dict(advisories) if isinstance(advisories, Mapping) else {a.id: a for a in advisories}
+    )
+    dep = Deployment(
+        nodes=nodes,
+        advertised_context=advertised_context,
+        advisories=catalogue,
+        isolation=isolation,
+    )
+    findings: list[NodeFinding] = []
+    for view in dep.nodes:
+        for node_rule in NODE_RULES:
+            findings.extend(node_rule(view, dep))
+    for dep_rule in DEPLOYMENT_RULES:
+        findings.extend(dep_rule(dep))
+    findings.sort(key=lambda f: _ORDER[f.severity])
+    return findings
 
 
 def _report(

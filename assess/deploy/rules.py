@@ -6,16 +6,16 @@ deployment rule takes the deployment. Both return findings; the lists at the end
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
-from assess.advisories.models import Advisory
-from assess.deploy.models import IsolationSetting, NodeFinding, ParsedServerLog, Role
-from assess.kernel.common import EvidenceLevel, Severity
+from assess.deploy.models import IsolationSetting, NodeFinding, Role
+from assess.deploy.view import Deployment as Deployment  # check.py imports them from here
+from assess.deploy.view import NodeView as NodeView
+from assess.deploy.view import _evidence, _finding
+from assess.kernel.common import Severity
 
-SOURCE = "deploy-check"
 INCIDENT_NOTE = (
     "This is the GLM-5.3 incident's configuration: SGLang before 0.5.22 in disaggregated mode "
     "replaced an over-length prompt with a one-token placeholder without retiring it, and decode "
@@ -23,67 +23,9 @@ INCIDENT_NOTE = (
 )
 
 
-@dataclass(frozen=True)
-class NodeView:
-    """A node as the rules see it: its name, effective role and what its log says."""
-
-    name: str
-    role: Role
-    log: ParsedServerLog
-
-    @property
-    def complete(self) -> bool:
-        """Return True when the log gave both the pool and the context length."""
-        return self.log.pool_tokens is not None and self.log.context_tokens is not None
-
-    @property
-    def version(self) -> Version | None:
-        """Return the engine version, or None when absent or not PEP 440."""
-        try:
-            return Version(self.log.version) if self.log.version else None
-        except InvalidVersion:
-            return None
-
-
-@dataclass(frozen=True)
-class Deployment:
-    """All nodes of one check, plus what the rules need from outside the logs."""
-
-    nodes: Sequence[NodeView]
-    advertised_context: int | None = None
-    advisories: Mapping[str, Advisory] = field(default_factory=dict)
-    isolation: Sequence[IsolationSetting] = ()
-
-    @property
-    def disaggregated(self) -> bool:
-        """Return True when any node is a prefill or decode node."""
-        return any(node.role.disaggregated for node in self.nodes)
-
-
-def _finding(
-    node: str | None, fid: str, severity: Severity, title: str, detail: str, fix: str,
-    rests_on: list[str],
-) -> NodeFinding:  # fmt: skip
-    return NodeFinding(
-        id=fid,
-        severity=severity,
-        title=title,
-        detail=detail,
-        remediation=fix,
-        rests_on=rests_on,
-        evidence_level=EvidenceLevel.VERIFIED,
-        source=SOURCE,
-        node=node,
-    )
-
-
 def uncovered(pool: int, window: int) -> str:
     """Return the share of ``window`` with no backing memory, e.g. '35.0%'."""
     return f"{(window - pool) / window:.1%}"
-
-
-def _evidence(node: NodeView, *keys: str) -> list[str]:
-    return [node.name] + [f"{k}: {node.log.evidence[k]}" for k in keys if k in node.log.evidence]
 
 
 def _fix_pool(node: NodeView, limit: int) -> str:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from assess.lab.engine import LabConfig, LabEngine, LabRejected, tenant_id
+from assess.lab.engine import Completion, LabConfig, LabEngine, LabRejected, tenant_id
 
 STREAM_CHUNK_CHARS = 7
 LogFn = Callable[[str], None]
@@ -90,6 +90,33 @@ class LabHandler(BaseHTTPRequestHandler):
         )
 
     def do_POST(self) -> None:  # noqa: N802 (stdlib naming)
+        raw = self._read_body()
+        if raw is None:
+            return
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._error(404, f"no route {self.path}", "invalid_request_error", "not_found")
+            return
+        tenant = self._tenant()
+        if tenant is None:
+            return
+        request = self._parse_completion(raw)
+        if request is None:
+            return
+        body, prompt, max_tokens = request
+        try:
+            done = self.server.engine.complete(tenant, prompt, max_tokens)
+        except LabRejected as exc:
+            self.server.log(f"{tenant} rejected: {exc.message}")
+            self._error(400, exc.message, "invalid_request_error", exc.code)
+            return
+        self.server.log(
+            f"{tenant} prompt={done.prompt_tokens} over_length={done.over_length} "
+            f"stale_tokens={done.stale_tokens} from={','.join(done.stale_tenants) or '-'}"
+        )
+        self._send_completion(done, bool(body.get("stream")))
+
+    def _read_body(self) -> bytes | None:
+        """Return the request body; None once a bad Content-Length has been answered."""
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
@@ -102,29 +129,25 @@ class LabHandler(BaseHTTPRequestHandler):
                 "invalid_request_error",
                 "bad_request",
             )
-            return
-        raw = self.rfile.read(length) if length else b""
-        if self.path.rstrip("/") != "/v1/chat/completions":
-            self._error(404, f"no route {self.path}", "invalid_request_error", "not_found")
-            return
-        tenant = self._tenant()
-        if tenant is None:
-            return
+            return None
+        return self.rfile.read(length) if length else b""
+
+    def _parse_completion(self, raw: bytes) -> tuple[dict[str, Any], str, int | None] | None:
+        """Return the body, prompt and max_tokens; None once a bad request has been answered."""
         try:
             body = json.loads(raw or b"{}")
             prompt = _prompt_of(body.get("messages"))
         except (ValueError, AttributeError) as exc:
             self._error(400, f"bad request: {exc}", "invalid_request_error", "bad_request")
-            return
-        engine = self.server.engine
-        if body.get("model") != engine.config.model:
+            return None
+        if body.get("model") != self.server.engine.config.model:
             self._error(
                 404,
                 f"The model '{body.get('model')}' does not exist.",
                 "invalid_request_error",
                 "model_not_found",
             )
-            return
+            return None
         max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
         if max_tokens is not None and (
             not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
@@ -135,24 +158,18 @@ class LabHandler(BaseHTTPRequestHandler):
                 "invalid_request_error",
                 "bad_request",
             )
-            return
-        try:
-            done = engine.complete(tenant, prompt, max_tokens)
-        except LabRejected as exc:
-            self.server.log(f"{tenant} rejected: {exc.message}")
-            self._error(400, exc.message, "invalid_request_error", exc.code)
-            return
-        self.server.log(
-            f"{tenant} prompt={done.prompt_tokens} over_length={done.over_length} "
-            f"stale_tokens={done.stale_tokens} from={','.join(done.stale_tenants) or '-'}"
-        )
+            return None
+        return body, prompt, max_tokens
+
+    def _send_completion(self, done: Completion, stream: bool) -> None:
+        """Answer with ``done``: as server-sent events when ``stream``, else one JSON body."""
         cid = "chatcmpl-" + uuid.uuid4().hex[:12]
         usage = {
             "prompt_tokens": done.prompt_tokens,
             "completion_tokens": done.completion_tokens,
             "total_tokens": done.prompt_tokens + done.completion_tokens,
         }
-        if body.get("stream"):
+        if stream:
             self._stream(cid, done.reply, usage)
             return
         self._send_json(
@@ -161,7 +178,7 @@ class LabHandler(BaseHTTPRequestHandler):
                 "id": cid,
                 "object": "chat.completion",
                 "created": int(time.time()),
-                "model": engine.config.model,
+                "model": self.server.engine.config.model,
                 "choices": [
                     {
                         "index": 0,

@@ -172,7 +172,7 @@ def run_probe(
     Keys come from the environment variables ``api_key_env`` (account A) and
     ``second_api_key_env`` (account B; default A's key on a fresh client). ``result.leak_found``
     is the CLI's exit 1. Boundary mode (``long_prompt_tokens``) costs money and is not confirmed
-    here: see ``assess.probe.run.estimate_cost``. The returned model holds no API key.
+    here: see ``assess.probe.config.estimate_cost``. The returned model holds no API key.
 
     Raises:
         UsageError: bad options or key variables (nothing sent).

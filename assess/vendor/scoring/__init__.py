@@ -57,6 +57,44 @@ def section_points(questionnaire: Questionnaire, findings: list[ScoreFinding]) -
     return out
 
 
+def _raw_findings(
+    ctx: Context,
+    probe: ProbeEvidence | None,
+    deploy: DeployEvidence | None,
+    evidence_for_vendor: bool,
+    period: Period | None,
+) -> tuple[list[ScoreFinding], list[EvidenceBinding]]:
+    """Return the unmerged findings of the rules, the checks and the evidence, with its bindings.
+
+    Evidence that does not score gives one ``not_about`` finding instead of its own.
+    """
+    questionnaire, answers = ctx.bank, ctx.answers
+    found = evaluate_rules(ctx)
+    for check in questionnaire.checks:
+        found += CHECKS[check](ctx)
+    bindings: list[EvidenceBinding] = []
+    age = questionnaire.scoring.evidence_max_age_days
+    if probe is not None:
+        binding = bind_probe(answers, probe, evidence_for_vendor, age, period)
+        bindings.append(binding)
+        found += probe_findings(ctx, probe) if binding.scored else [not_about(ctx, binding)]
+    if deploy is not None:
+        binding = bind_deploy(answers, deploy, evidence_for_vendor, age, period)
+        bindings.append(binding)
+        found += deploy_findings(ctx, deploy) if binding.scored else [not_about(ctx, binding)]
+    return found, bindings
+
+
+def _vendor_ref(answers: AnswerSet) -> VendorRef:
+    """Return the vendor and service the answers name, the answer set's vendor when unknown."""
+    name = answers.value("vendor.name")
+    service = answers.value("vendor.service")
+    return VendorRef(
+        name=name if isinstance(name, str) and name != "unknown" else answers.vendor,
+        service=service if isinstance(service, str) and service != "unknown" else "",
+    )
+
+
 def score_answers(
     questionnaire: Questionnaire,
     answers: AnswerSet,
@@ -76,19 +114,7 @@ def score_answers(
     labelled in ``evidence`` and does not score unless ``evidence_for_vendor``.
     """
     ctx = Context(bank=questionnaire, answers=answers, advisories=advisories)
-    found = evaluate_rules(ctx)
-    for check in questionnaire.checks:
-        found += CHECKS[check](ctx)
-    bindings: list[EvidenceBinding] = []
-    age = questionnaire.scoring.evidence_max_age_days
-    if probe is not None:
-        binding = bind_probe(answers, probe, evidence_for_vendor, age, period)
-        bindings.append(binding)
-        found += probe_findings(ctx, probe) if binding.scored else [not_about(ctx, binding)]
-    if deploy is not None:
-        binding = bind_deploy(answers, deploy, evidence_for_vendor, age, period)
-        bindings.append(binding)
-        found += deploy_findings(ctx, deploy) if binding.scored else [not_about(ctx, binding)]
+    found, bindings = _raw_findings(ctx, probe, deploy, evidence_for_vendor, period)
     points = questionnaire.scoring.points
     merged = sorted(merge_root_causes(_ordered(found)), key=lambda f: (-f.severity.rank, f.id))
     refs = assign_refs(["" for _ in merged])
@@ -98,14 +124,9 @@ def score_answers(
     ]
     score = score_of(findings, questionnaire.scoring)
     by_id = {r.id: r for r in questionnaire.scoring.decisive}
-    name = answers.value("vendor.name")
-    service = answers.value("vendor.service")
     return ScoreResult(
         questionnaire=QuestionnaireRef(id=questionnaire.id, version=questionnaire.version),
-        vendor=VendorRef(
-            name=name if isinstance(name, str) and name != "unknown" else answers.vendor,
-            service=service if isinstance(service, str) and service != "unknown" else "",
-        ),
+        vendor=_vendor_ref(answers),
         answered_on=answers.date,
         score=score,
         tier=tier_of(score, findings, questionnaire.scoring),
