@@ -36,7 +36,7 @@ def run_scope(
 
     Raises:
         InputError / UsageError: for missing files, an unknown advisory or preset, and logs
-            with no record or no usable request (see ``require_evidence``).
+            with no record or no usable request (see ``assess.scope.evidence.require_evidence``).
     """
     from assess.scope.api import scope_run
     from assess.scope.ids import ids_rows

@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from assess.kernel.common import InputFile
-from assess.kernel.errors import InputError, UsageError
 from assess.kernel.model_ids import normalise_model_id
+from assess.scope.evidence import platform_share
 from assess.scope.filter import end_of_day as end_of_day
 from assess.scope.filter import make_filter as make_filter
 from assess.scope.logs.timestamps import datetime_to_ns, ns_to_datetime
@@ -35,7 +35,6 @@ from assess.scope.models import (
     Disclosed,
     ForeignData,
     LogBatch,
-    PlatformShare,
     PossiblyAffected,
     ScopeFilter,
     ScopeResult,
@@ -255,7 +254,7 @@ class ScopeAccumulator:
                 prompt_tokens_total=self.disclosed_tokens,
                 accounts=len(self._accounts),
                 unattributed=self.disclosed_unattributed,
-                platform_share=self._share(platform_requests),
+                platform_share=platform_share(self.filter, self.in_window, platform_requests),
             ),
             candidate_foreign_data=self._foreign(),
             skipped=self.skipped,
@@ -326,39 +325,6 @@ class ScopeAccumulator:
             status=dict(_ranked(pc.fill_null(rows.column("status"), "(none)"))),
         )
 
-    def _share(self, platform_requests: int | None) -> PlatformShare | None:
-        if platform_requests is None:
-            return None
-        leaked = self.filter.leaked_responses
-        if leaked is None:
-            raise UsageError(
-                "--platform-requests needs the advisory's count of leaked responses",
-                "Use --incident with an advisory that publishes leaked_responses.",
-            )
-        ours = self.in_window
-        if platform_requests < max(ours, 1):
-            raise UsageError(
-                f"--platform-requests {platform_requests} is below our own {ours} in-window "
-                "requests to the model",
-                "Give the provider's total request count for the model in the window.",
-            )
-        share = ours / platform_requests
-        probability = 1 - (1 - share) ** leaked
-        expected = leaked * share
-        return PlatformShare(
-            platform_requests=platform_requests,
-            leaked_responses=leaked,
-            our_requests=ours,
-            expected_leaked_responses_with_our_data=expected,
-            probability_at_least_one=probability,
-            formula=(
-                f"P(at least one) = 1 - (1 - ours/N)^L = 1 - (1 - {ours}/{platform_requests})"
-                f"^{leaked} = {probability:.6f}; expected = L x ours/N = {expected:.4f} "
-                "(assumes each leaked response drew its foreign data from an in-window request "
-                "chosen uniformly at random)"
-            ),
-        )
-
     def _foreign(self) -> ForeignData:
         kinds: Counter[str] = Counter()
         flagged: list[str] = []
@@ -382,33 +348,6 @@ class ScopeAccumulator:
                 "URLs, key-like tokens, UUIDs, long hex strings or IPv4 addresses that do not "
                 "occur in the request's own prompt; values are never shown"
             ),
-        )
-
-
-def require_evidence(result: ScopeResult, preset: str) -> None:
-    """Refuse a result the logs cannot support: no record at all (empty files), or not one
-    usable request because every record was malformed (a wrong preset or map, junk). Saying
-    "nothing affected" there would lie.
-
-    Raises:
-        InputError: naming the files (or the first malformed record) and what to check.
-    """
-    counts = result.counts
-    if counts.records_read == 0:
-        names = ", ".join(f.path for f in result.inputs) or "the logs"
-        raise InputError(
-            f"{names}: no record at all (empty logs)",
-            "Check that the export finished and that these are the files you meant; nothing "
-            "can be said about exposure from empty logs.",
-        )
-    if result.breakdown.requests == 0 and result.skipped:
-        first = result.skipped[0]
-        raise InputError(
-            f"{first.file}: none of the {counts.records_read:,} records read is a usable "
-            f"request; {counts.records_skipped:,} were skipped as malformed "
-            f"(first: line {first.line}: {first.reason})",
-            f"Check --preset (this run used {preset}) and --map; nothing can be said about "
-            "exposure from these logs.",
         )
 
 

@@ -85,7 +85,7 @@ def scope_run(
     jobs: int | None = None,
 ) -> ScopeRun:
     """Scope ``logs`` (files or globs) as `assess scope` does; see :func:`scope_logs`."""
-    from assess.scope.accumulator import require_evidence
+    from assess.scope.evidence import require_evidence
     from assess.scope.logs import open_logs, parse_map
 
     if isinstance(mapping, Mapping):
@@ -273,8 +273,8 @@ def scope_engine_run(
         InputError: a result that is not the query's, or of other options; no usable request.
         UsageError: as :func:`emit_sql`.
     """
-    from assess.scope.accumulator import require_evidence
     from assess.scope.engine_results import result_preset, scope_engine_results
+    from assess.scope.evidence import require_evidence
 
     path = Path(results)
     if not path.is_file():

@@ -16,8 +16,14 @@ FAST = ("--format", "html,json")
 
 
 @pytest.fixture(scope="module")
-def fast_review(module_tmp: Path) -> Path:
-    src = copy_assets(module_tmp / "in")
+def src(module_tmp: Path) -> Path:
+    """The contract fixtures, copied once for the module; every test that reads them asks for
+    this, so none depends on another test having run first."""
+    return copy_assets(module_tmp / "in")
+
+
+@pytest.fixture(scope="module")
+def fast_review(module_tmp: Path, src: Path) -> Path:
     out = module_tmp / "first" / "review"
     result = invoke(*full_args(src, out, *FAST))
     assert result.exit_code == 0, result.output
@@ -67,10 +73,10 @@ def test_findings_table_shows_each_ref(fast_review: Path) -> None:
 
 
 def test_same_inputs_give_byte_identical_json_and_manifest(
-    fast_review: Path, module_tmp: Path
+    src: Path, fast_review: Path, module_tmp: Path
 ) -> None:
     again = module_tmp / "second" / "elsewhere"
-    result = invoke(*full_args(module_tmp / "in", again, *FAST))
+    result = invoke(*full_args(src, again, *FAST))
     assert result.exit_code == 0
     for name in ("report.json", "manifest.json", "report.html", "affected-requests.csv"):
         assert (fast_review / name).read_bytes() == (again / name).read_bytes(), name
@@ -103,10 +109,12 @@ def test_manifest_hashes_every_input_and_output(fast_review: Path) -> None:
     assert roles["questionnaire"]["sha256"] == hashlib.sha256(score_bytes).hexdigest()
 
 
-def test_a_different_epoch_changes_only_the_dates(fast_review: Path, module_tmp: Path) -> None:
+def test_a_different_epoch_changes_only_the_dates(
+    src: Path, fast_review: Path, module_tmp: Path
+) -> None:
     other = module_tmp / "third" / "review"
     result = invoke(
-        *full_args(module_tmp / "in", other, "--format", "json"),
+        *full_args(src, other, "--format", "json"),
         env={"SOURCE_DATE_EPOCH": str(int(EPOCH) + 86400)},
     )
     assert result.exit_code == 0
@@ -153,9 +161,9 @@ def test_prompts_are_redacted_by_default(fast_review: Path) -> None:
     assert json.loads(doc)["prompts_included"] is False
 
 
-def test_include_prompts_shows_them(module_tmp: Path) -> None:
+def test_include_prompts_shows_them(src: Path, module_tmp: Path) -> None:
     out = module_tmp / "prompts"
-    result = invoke(*full_args(module_tmp / "in", out, *FAST, "--include-prompts"))
+    result = invoke(*full_args(src, out, *FAST, "--include-prompts"))
     assert result.exit_code == 0
     assert "canary-7f3a9c0e5b2d4a61" in (out / "report.html").read_text()
     doc = json.loads((out / "report.json").read_text())
@@ -163,11 +171,9 @@ def test_include_prompts_shows_them(module_tmp: Path) -> None:
     assert "--include-prompts" in json.loads((out / "manifest.json").read_text())["command"]
 
 
-def test_missing_inputs_are_reported_as_not_assessed(module_tmp: Path) -> None:
+def test_missing_inputs_are_reported_as_not_assessed(src: Path, module_tmp: Path) -> None:
     out = module_tmp / "bare"
-    result = invoke(
-        "report", "--questionnaire", str(module_tmp / "in" / "score.json"), "--out", str(out), *FAST
-    )
+    result = invoke("report", "--questionnaire", str(src / "score.json"), "--out", str(out), *FAST)
     assert result.exit_code == 0, result.output
     assert "Not assessed (exposure)" in result.output
     doc = json.loads((out / "report.json").read_text())
@@ -191,11 +197,13 @@ def test_missing_inputs_are_reported_as_not_assessed(module_tmp: Path) -> None:
         (["--evidence-for-vendor"], "--evidence-for-vendor only applies to raw answers"),
     ],
 )
-def test_bad_option_combinations_exit_2(module_tmp: Path, args: list[str], message: str) -> None:
+def test_bad_option_combinations_exit_2(
+    src: Path, module_tmp: Path, args: list[str], message: str
+) -> None:
     result = invoke(
         "report",
         "--questionnaire",
-        str(module_tmp / "in" / "score.json"),
+        str(src / "score.json"),
         "--out",
         str(module_tmp / "never"),
         *args,
@@ -206,12 +214,14 @@ def test_bad_option_combinations_exit_2(module_tmp: Path, args: list[str], messa
 
 
 @pytest.mark.parametrize("option", ["--probe", "--deploy-check"])
-def test_a_document_of_the_wrong_kind_names_the_file(module_tmp: Path, option: str) -> None:
-    wrong = module_tmp / "in" / "scope.json"
+def test_a_document_of_the_wrong_kind_names_the_file(
+    src: Path, module_tmp: Path, option: str
+) -> None:
+    wrong = src / "scope.json"
     result = invoke(
         "report",
         "--questionnaire",
-        str(module_tmp / "in" / "score.json"),
+        str(src / "score.json"),
         option,
         str(wrong),
         "--out",
@@ -229,8 +239,10 @@ def test_a_missing_questionnaire_is_a_clean_exit_2(module_tmp: Path) -> None:
     assert not (module_tmp / "never").exists()
 
 
-def test_a_scope_document_needs_no_incident_but_refuses_another(module_tmp: Path) -> None:
-    src = module_tmp / "in"
+def test_a_scope_document_needs_no_incident_but_refuses_another(
+    src: Path, module_tmp: Path
+) -> None:
+    src = src
     base = ["report", "-q", str(src / "score.json"), "--logs", str(src / "scope.json")]
     ok = invoke(*base, "--out", str(module_tmp / "scoped"), "--format", "json")
     assert ok.exit_code == 0, ok.output
