@@ -18,17 +18,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import get_all_start_methods, get_context
-from multiprocessing.context import BaseContext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assess.kernel.common import InputFile
 from assess.kernel.output import ProgressCallback
 from assess.scope.accumulator import ScopeAccumulator
 from assess.scope.logs.presets import Preset
 from assess.scope.models import ScopeFilter
+
+if TYPE_CHECKING:  # multiprocessing is imported only when a run goes parallel
+    from multiprocessing.context import BaseContext
 
 #: Below this many bytes in all, starting workers costs more than it saves (measured: see above).
 MIN_BYTES = 256 << 20
@@ -88,6 +89,8 @@ def storage_env() -> tuple[tuple[str, str], ...]:
 
 
 def _context() -> BaseContext:
+    from multiprocessing import get_all_start_methods, get_context
+
     if "forkserver" not in get_all_start_methods():
         return get_context("spawn")
     context = get_context("forkserver")
@@ -108,6 +111,8 @@ def scope_parallel(
     total = sum(job.file.stat().st_size for job in jobs)
     merged = ScopeAccumulator(jobs[0].scope, keep_text=jobs[0].keep_text)
     inputs: list[InputFile] = []
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     with ProcessPoolExecutor(processes, mp_context=_context()) as pool:
         futures: list[Future[tuple[ScopeAccumulator, list[InputFile]]]] = [
             pool.submit(scope_one, job) for job in jobs

@@ -73,6 +73,7 @@ def expand(paths: Iterable[str], twins: bool = True) -> list[str]:
     return list(dict.fromkeys(ordered))
 
 
+@lru_cache(maxsize=4096)
 def alternatives(path: str) -> tuple[str, ...]:
     """Return the spellings a detect path may take in a record (itself, then its twin)."""
     other = twin(path)

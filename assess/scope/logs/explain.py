@@ -61,11 +61,12 @@ def _rank(match: DetectMatch) -> tuple[int, int]:
 
 
 def _match(preset_id: str, rule: Detect, records: Sequence[Any]) -> DetectMatch:
-    hits = [r for r in records if rule.matches(r)]
+    fits = [rule.matches(r) for r in records]
+    hits = [r for r, fit in zip(records, fits, strict=True) if fit]
     seen: Counter[str] = Counter()
     for record in hits or records[:1]:
         seen.update(rule.present(record))
-    misfit = next((r for r in records if not rule.matches(r)), None)
+    misfit = next((r for r, fit in zip(records, fits, strict=True) if not fit), None)
     return DetectMatch(
         preset=preset_id,
         form=rule.name or "records",

@@ -32,8 +32,11 @@ def _maybe_json(value: str) -> Any:
 
 def get_path(record: Any, path: str) -> Any:
     """Return the value at dotted ``path`` in ``record``, or :data:`MISSING` if absent."""
-    if isinstance(record, dict) and path in record:
-        return record[path]
+    if isinstance(record, dict):
+        if path in record:
+            return record[path]
+        if "." not in path:  # a plain key the record lacks (the common case when detecting)
+            return MISSING
     node = record
     parts = path.split(".")
     for index, part in enumerate(parts):

@@ -24,7 +24,10 @@ PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 
 def has_path(record: Any, path: str) -> bool:
     """True when ``record`` holds ``path`` or its camelCase/snake_case twin (even as null)."""
-    return any(get_path(record, p) is not MISSING for p in alternatives(path))
+    for spelling in alternatives(path):  # a loop, not any(): this runs per record and rule
+        if get_path(record, spelling) is not MISSING:
+            return True
+    return False
 
 
 class Detect(Model):
@@ -37,9 +40,15 @@ class Detect(Model):
     def matches(self, record: Any) -> bool:
         """Return True when ``record`` has every ``all_of`` path and one ``any_of`` path
         (each path or its camelCase/snake_case twin)."""
-        if not all(has_path(record, p) for p in self.all_of):
-            return False
-        return not self.any_of or any(has_path(record, p) for p in self.any_of)
+        for path in self.all_of:  # loops, not all()/any(): this runs per record and rule
+            if not has_path(record, path):
+                return False
+        if not self.any_of:
+            return True
+        for path in self.any_of:
+            if has_path(record, path):
+                return True
+        return False
 
     def missing(self, record: Any) -> list[str]:
         """Return the paths ``record`` lacks for this rule (all ``any_of`` when none is there)."""
