@@ -275,3 +275,17 @@ def test_process_tuning_lives_in_one_module() -> None:
         if any(trick in path.read_text(encoding="utf-8") for trick in tricks)
     }
     assert found <= {"cli/_runtime.py"}
+
+
+def test_openblas_gets_one_thread_unless_the_user_chose(monkeypatch: Any) -> None:
+    """numpy's OpenBLAS threads spin on a small machine and assess does no linear algebra: the
+    default is one thread, and a user's own OPENBLAS_NUM_THREADS is kept."""
+    from assess.cli import _runtime
+
+    monkeypatch.setattr(_runtime.gc, "disable", lambda: None)  # leave this process's gc alone
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    _runtime.before_imports("version")
+    assert _runtime.os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    _runtime.before_imports("version")
+    assert _runtime.os.environ["OPENBLAS_NUM_THREADS"] == "4"

@@ -6,8 +6,9 @@ worth at least 3% in an interleaved A/B of 10 runs of the scope command of
 ``benchmarks/scope_bench.py --rows 1000000``: the allocator setting and the pandas blocker (CPU
 -6% and -8%), and the pair that spares the interpreter's teardown (``gc.freeze`` after the
 imports and ``os._exit``: each alone under 1%, as the other does the work; removed together
-with the OpenBLAS default, +5.5% CPU). ``OPENBLAS_NUM_THREADS=1`` alone measured under 1% and
-was removed. Figures: docs/PERFORMANCE.md.
+with the OpenBLAS default, +5.5% CPU). The ``OPENBLAS_NUM_THREADS=1`` default measured under 1%
+at 1M rows and was removed, then put back: on a 2,000-line log it saves 23% CPU (numpy's idle
+OpenBLAS threads spin at start-up). Figures: docs/PERFORMANCE.md.
 Nothing here changes what a command computes or writes.
 """
 
@@ -29,6 +30,9 @@ _ALLOCATOR = ((_M_MMAP_THRESHOLD, 64 << 20), (_M_TRIM_THRESHOLD, 1 << 30))
 def before_imports(command: str | None) -> None:
     """Tune the process for ``command`` before its modules are imported (log commands: -6% CPU
     for the allocator, -8% for pandas, at 1M rows)."""
+    # numpy (imported by pyarrow) starts OpenBLAS worker threads that spin on a 2-core machine;
+    # assess does no linear algebra. Only a default: the user's own setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # the imports make objects that live for the whole run, not garbage: collecting while they
     # are made only slows start-up
     gc.disable()
