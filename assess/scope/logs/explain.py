@@ -14,6 +14,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from assess.scope.logs.candidates import alternatives
 from assess.scope.logs.formats import Bad
 from assess.scope.logs.paths import MISSING, get_path
 from assess.scope.logs.presets import CANONICAL_FIELDS, Detect, Preset
@@ -63,9 +64,12 @@ def _rank(match: DetectMatch) -> tuple[int, int]:
 def _match(preset_id: str, rule: Detect, records: Sequence[Any]) -> DetectMatch:
     fits = [rule.matches(r) for r in records]
     hits = [r for r, fit in zip(records, fits, strict=True) if fit]
-    seen: Counter[str] = Counter()
+    seen: set[str] = set()
+    spellings = {s for path in (*rule.all_of, *rule.any_of) for s in alternatives(path)}
     for record in hits or records[:1]:
         seen.update(rule.present(record))
+        if len(seen) == len(spellings):  # every spelling seen: later records add nothing
+            break
     misfit = next((r for r, fit in zip(records, fits, strict=True) if not fit), None)
     return DetectMatch(
         preset=preset_id,
