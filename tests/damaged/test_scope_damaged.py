@@ -89,6 +89,27 @@ def test_junk_after_a_gzip_member_is_reported_not_fatal(tmp_path: Path, fast: bo
     assert f"junk after the end of a gzip member at byte {len(whole):,}" in skip.reason
 
 
+@pytest.mark.parametrize("cut", [False, True])
+def test_gzip_piece_inflating_past_one_output_buffer(tmp_path: Path, cut: bool) -> None:
+    """Identical lines compress about 1000:1, so one 128 KB piece of the file inflates to far
+    more than one inflate call returns (``compression._PIECE``): every line still comes out,
+    and a cut keeps every complete line before it."""
+    from assess.scope.logs import compression
+
+    lines = ndjson([_record(1)] * 40_000)  # ~12 MB of text, ~40 KB compressed
+    whole = gzip.compress(lines)
+    assert len(lines) > 8 * compression._PIECE and len(whole) < 1 << 17
+    data = whole[: len(whole) * 3 // 4] if cut else whole
+    path = tmp_path / "dense.ndjson.gz"
+    path.write_bytes(data)
+    good = _complete_lines(data)
+    result = scope([path])
+    conserved(result)
+    assert result.counts.over_threshold == good
+    assert cut or good == 40_000
+    assert result.counts.records_skipped == (1 if cut else 0)
+
+
 def test_two_gzip_members_are_both_read(tmp_path: Path) -> None:
     half = _records()
     path = tmp_path / "two.ndjson.gz"

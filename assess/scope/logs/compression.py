@@ -13,6 +13,9 @@ from typing import Any, BinaryIO
 
 #: The magic bytes of a gzip member.
 GZIP_MAGIC = b"\x1f\x8b"
+
+#: Most bytes one inflate call returns (see :class:`GzipMembers`).
+_PIECE = 1 << 20
 #: The magic bytes of a zstd frame.
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -131,10 +134,10 @@ class GzipMembers(_Inflating):
 
     def __init__(self, raw: io.RawIOBase) -> None:
         super().__init__(raw)
-        from isal import isal_zlib
+        from isal import igzip_lib
 
-        self._new: Any = lambda: isal_zlib.decompressobj(wbits=31)
-        self._zlib_error: Any = isal_zlib.error
+        self._new: Any = lambda: igzip_lib.IgzipDecompressor(flag=igzip_lib.DECOMP_GZIP)
+        self._zlib_error: Any = igzip_lib.IsalError
         self._member = self._new()
         self._fed = False  # the current member has received input
         self._broken: StreamBreak | None = None
@@ -155,7 +158,7 @@ class GzipMembers(_Inflating):
                     break
                 self._member, self._fed = self._new(), False
             try:
-                parts.append(self._member.decompress(chunk))
+                self._inflate(chunk, parts)
             except self._zlib_error as exc:
                 self._broken = StreamBreak(f"corrupt gzip data ({exc})", at)
                 break
@@ -164,6 +167,21 @@ class GzipMembers(_Inflating):
             at += len(chunk) - len(rest)
             chunk = rest
         return b"".join(parts)
+
+    def _inflate(self, chunk: bytes, parts: list[bytes]) -> None:
+        """Append to ``parts`` what ``chunk`` inflates to, up to the end of the member.
+
+        Each call gets an output buffer of :data:`_PIECE` bytes at once. ``isal_zlib``'s
+        ``decompressobj`` starts at 16 KB and doubles, copying the bytes so far and taking the GIL
+        back at every step: with the parsing and the accumulator busy on the other threads, the
+        NDJSON scope benchmark ran 2-4% longer with it.
+        """
+        member = self._member
+        piece = member.decompress(chunk, _PIECE)
+        parts.append(piece)
+        while piece and not member.eof and not member.needs_input:  # more than _PIECE bytes
+            piece = member.decompress(b"", _PIECE)
+            parts.append(piece)
 
 
 class Salvaging(io.BufferedIOBase):
