@@ -6,6 +6,13 @@ process (imports included), checks that all three give the same answer and print
 RSS (``/usr/bin/time -v``) and the ratios.
 
     python benchmarks/scope_bench.py --rows 1000000 [--repeat 3] [--keep DIR]
+
+``--against REV`` (a git revision, or a directory holding another checkout) instead times this
+checkout's ``assess scope`` against that code's on the same log, in turn A B A B (``--repeat``
+pairs after a warm-up each), checks both give the same answer and prints the medians, the ratio
+of the medians and the median of the pairwise ratios with a bootstrap 90% interval:
+
+    python benchmarks/scope_bench.py --rows 1000000 --against ac288cf --repeat 30
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ import os
 import platform
 import random
 import re
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -179,6 +188,10 @@ def main() -> None:
         default=0.5,
         help="share of rows with long prompts (0.5: ~2.4%% of rows affected; 0.01: ~0.1%%)",
     )
+    parser.add_argument(
+        "--against",
+        help="a git revision or a checkout directory: time this code's scope against it (A/B)",
+    )
     args = parser.parse_args()
     # an installed package has its bytecode compiled; a source checkout may not (and some
     # sandboxes set PYTHONDONTWRITEBYTECODE): compile it once so no run pays for it
@@ -196,6 +209,9 @@ def main() -> None:
         flush=True,
     )
     out_json = args.keep / f"scope-bench-{args.rows}.json"
+    if args.against:
+        compare_code(log, args.against, args.keep, args.repeat)
+        return
     methods = {
         "assess scope": [
             sys.executable,
@@ -242,6 +258,82 @@ def main() -> None:
     if not same:
         print(json.dumps(answers, indent=1))
         raise SystemExit(1)
+
+
+def _checkout(against: str, keep: Path) -> Path:
+    """Return a directory holding the code of ``against`` (a directory, or a git revision of
+    this repository, extracted with ``git archive`` and compiled)."""
+    if Path(against).is_dir():
+        return Path(against).resolve()
+    repo = Path(__file__).resolve().parent.parent
+    rev = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--short", against],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    tree = keep / f"scope-bench-code-{rev}"
+    if not (tree / "assess").is_dir():
+        shutil.rmtree(tree, ignore_errors=True)
+        tree.mkdir(parents=True)
+        archive = subprocess.run(
+            ["git", "-C", str(repo), "archive", rev], capture_output=True, check=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    compileall.compile_dir(tree / "assess", quiet=1)
+    return tree
+
+
+def _child_run(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """Run ``cmd`` in ``cwd``; return (wall seconds, CPU seconds of the child)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{cmd[:4]} in {cwd} failed:\n{proc.stderr.decode()[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def _interval(ratios: list[float], rounds: int = 2000) -> tuple[float, float]:
+    """Bootstrap 90% interval of the median of ``ratios`` (seeded: the same runs, the same
+    interval)."""
+    rng = random.Random(0)
+    medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(rounds))
+    return medians[int(rounds * 0.05)], medians[int(rounds * 0.95) - 1]
+
+
+def compare_code(log: Path, against: str, keep: Path, pairs: int) -> None:
+    """Time this checkout's ``assess scope`` (A) against another checkout's (B), interleaved."""
+    here = Path(__file__).resolve().parent.parent
+    there = _checkout(against, keep)
+    runs: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
+    answers = {}
+    cmd = [sys.executable, "-m", "assess", "scope", str(log), "--preset", "canonical", "--json"]
+    for name, cwd in (("A", here), ("B", there)):  # warm-up, and the answer each gives
+        out = keep / f"scope-bench-ab-{name}.json"
+        _child_run([*cmd, str(out)], cwd)
+        answers[name] = _assess_answer(out)
+    if answers["A"] != answers["B"]:
+        print(json.dumps(answers, indent=1))
+        raise SystemExit("the two checkouts give different answers")
+    for _ in range(pairs):
+        for name, cwd in (("A", here), ("B", there)):
+            runs[name].append(_child_run([*cmd, str(keep / f"scope-bench-ab-{name}.json")], cwd))
+    print(f"A = {here}\nB = {there} ({against}); {pairs} runs each, in turn A B A B")
+    for index, label in ((0, "wall"), (1, "cpu")):
+        a = [r[index] for r in runs["A"]]
+        b = [r[index] for r in runs["B"]]
+        ratios = [x / y for x, y in zip(a, b, strict=True)]
+        low, high = _interval(ratios)
+        print(
+            f"{label:4s} s: A {statistics.median(a):.3f}  B {statistics.median(b):.3f}  "
+            f"ratio of medians {statistics.median(a) / statistics.median(b):.3f}  "
+            f"median of pair ratios {statistics.median(ratios):.3f} (90% {low:.3f}-{high:.3f})"
+        )
+    print(f"answers agree: True ({answers['A']['over']} affected)")
 
 
 if __name__ == "__main__":

@@ -45,32 +45,68 @@ def redact(name: str, value: Any) -> str | None:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def rule_match(preset: Preset, records: Sequence[Any]) -> DetectMatch:
-    """Return the best-fitting detect rule of ``preset`` (its join's too) on ``records``."""
+def rule_match(
+    preset: Preset, records: Sequence[Any], shapes: Sequence[Shape] | None = None
+) -> DetectMatch:
+    """Return the best-fitting detect rule of ``preset`` (its join's too) on ``records``.
+
+    ``shapes``: :func:`shapes` of ``records``, when the caller matches several presets.
+    """
+    if shapes is None:
+        shapes = [shape(r) for r in records]
     rules = [*preset.detect, *([preset.join.detect] if preset.join else [])]
     best: DetectMatch | None = None
     for rule in rules:
-        match = _match(preset.id, rule, records)
+        match = _match(preset.id, rule, records, shapes)
         if best is None or _rank(match) > _rank(best):
             best = match
     assert best is not None
     return best
 
 
+#: A record's top-level keys in order (None when it is not an object): records of one export
+#: share a few shapes, and a rule of plain keys answers the same for every record of a shape.
+Shape = tuple[str, ...] | None
+
+
+def shape(record: Any) -> Shape:
+    """Return the :data:`Shape` of ``record``."""
+    return tuple(record) if isinstance(record, dict) else None
+
+
 def _rank(match: DetectMatch) -> tuple[int, int]:
     return match.records_matched, len(match.fields_matched)
 
 
-def _match(preset_id: str, rule: Detect, records: Sequence[Any]) -> DetectMatch:
-    fits = [rule.matches(r) for r in records]
-    hits = [r for r, fit in zip(records, fits, strict=True) if fit]
-    seen: set[str] = set()
+def _match(
+    preset_id: str, rule: Detect, records: Sequence[Any], shapes: Sequence[Shape]
+) -> DetectMatch:
     spellings = {s for path in (*rule.all_of, *rule.any_of) for s in alternatives(path)}
-    for record in hits or records[:1]:
-        seen.update(rule.present(record))
+    # a plain key (no dot) is found in an object by its keys alone: answers are kept per shape
+    by_shape = all("." not in s for s in spellings)
+    fits_of: dict[Shape, bool] = {}
+    fits = []
+    for record, keys in zip(records, shapes, strict=True):
+        if by_shape and keys is not None:
+            fit = fits_of.get(keys)
+            if fit is None:
+                fit = fits_of[keys] = rule.matches(record)
+        else:
+            fit = rule.matches(record)
+        fits.append(fit)
+    hits = [i for i, fit in enumerate(fits) if fit]
+    seen: set[str] = set()
+    done: set[Shape] = set()
+    for index in hits or range(min(1, len(records))):
+        keys = shapes[index]
+        if by_shape and keys is not None:
+            if keys in done:
+                continue
+            done.add(keys)
+        seen.update(rule.present(records[index]))
         if len(seen) == len(spellings):  # every spelling seen: later records add nothing
             break
-    misfit = next((r for r, fit in zip(records, fits, strict=True) if not fit), None)
+    misfit = next((records[i] for i, fit in enumerate(fits) if not fit), None)
     return DetectMatch(
         preset=preset_id,
         form=rule.name or "records",
@@ -84,10 +120,11 @@ def closest(records: Sequence[Any], catalogue: Mapping[str, Preset], n: int = 3)
     """Return the ``n`` presets whose rules come nearest to ``records``, each with what it
     lacks, as text for the refusal message (``langfuse (missing: type)``)."""
     found = []
+    keys = [shape(r) for r in records]
     for preset in catalogue.values():
         if preset.id == "canonical":
             continue
-        match = rule_match(preset, records)
+        match = rule_match(preset, records, keys)
         if match.fields_matched:  # a preset sharing no field is not close
             found.append((len(match.fields_matched), match))
     found.sort(key=lambda item: -item[0])
@@ -113,10 +150,13 @@ def field_readings(
         used: Counter[str] = Counter()
         present: set[str] = set()
         example = None
+        plain = ["." not in path for path in paths]
         for record in records:
             giver = None
-            for path in paths:
-                value = get_path(record, path)
+            is_object = isinstance(record, dict)
+            for path, flat in zip(paths, plain, strict=True):
+                # get_path's answer for a plain key of an object, without the call
+                value = record.get(path, MISSING) if is_object and flat else get_path(record, path)
                 if value is MISSING:
                     continue
                 present.add(path)
@@ -166,7 +206,8 @@ def read_report(
             kept = [r for r in records if preset.join.detect.matches(r)]
         else:
             kept = [r for r in records if preset.non_request_reason(r) is None]
-        others = [rule_match(p, records) for p in catalogue.values() if p.id != preset.id]
+        keys = [shape(r) for r in records]
+        others = [rule_match(p, records, keys) for p in catalogue.values() if p.id != preset.id]
         others.sort(key=_rank, reverse=True)
         out.append(
             FileReading(
@@ -175,7 +216,7 @@ def read_report(
                 chosen_by=chosen_by,
                 role="side table" if side else "requests",
                 records_examined=len(records),
-                detect=rule_match(preset, records),
+                detect=rule_match(preset, records, keys),
                 runner_up=others[0] if others and others[0].fields_matched else None,
                 fields=field_readings(preset, kept, side),
             )

@@ -118,6 +118,19 @@ class HashingReader(io.RawIOBase):
             self.bytes_read += count
         return count or 0
 
+    def read(self, size: int = -1) -> bytes:
+        """Return up to ``size`` bytes (the rest of the file with -1), hashed and counted.
+
+        The decompressors read their input in pieces through here. ``RawIOBase.read`` would
+        read into a fresh ``bytearray`` and copy it into a ``bytes``: one more pass over every
+        compressed byte (1M-row benchmark log: 161 MB copied, ~3% of the run's instructions).
+        """
+        data = self._handle.read(size)
+        if data:
+            self._digest.update(data)
+            self.bytes_read += len(data)
+        return data
+
     def close(self) -> None:
         """Do nothing: decompressors close their source early; :meth:`release` closes."""
 
