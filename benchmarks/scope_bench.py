@@ -8,9 +8,10 @@ RSS (``/usr/bin/time -v``) and the ratios.
     python benchmarks/scope_bench.py --rows 1000000 [--repeat 3] [--keep DIR]
 
 ``--against REV`` (a git revision, or a directory holding another checkout) instead times this
-checkout's ``assess scope`` against that code's on the same log, in turn A B A B (``--repeat``
-pairs after a warm-up each), checks both give the same answer and prints the medians, the ratio
-of the medians and the median of the pairwise ratios with a bootstrap 90% interval:
+checkout's ``assess scope`` against that code's on the same log, in turn (``--repeat`` pairs
+after a warm-up each, A B then B A, so neither slot is favoured), checks both give the same
+answer and prints the medians, the ratio of the medians and the median of the pairwise ratios
+with a bootstrap 90% interval:
 
     python benchmarks/scope_bench.py --rows 1000000 --against ac288cf --repeat 30
 """
@@ -319,10 +320,11 @@ def compare_code(log: Path, against: str, keep: Path, pairs: int) -> None:
     if answers["A"] != answers["B"]:
         print(json.dumps(answers, indent=1))
         raise SystemExit("the two checkouts give different answers")
-    for _ in range(pairs):
-        for name, cwd in (("A", here), ("B", there)):
+    for pair in range(pairs):  # A B, B A, A B...: a drift or the second slot favours neither
+        order = (("A", here), ("B", there))
+        for name, cwd in order if pair % 2 == 0 else order[::-1]:
             runs[name].append(_child_run([*cmd, str(keep / f"scope-bench-ab-{name}.json")], cwd))
-    print(f"A = {here}\nB = {there} ({against}); {pairs} runs each, in turn A B A B")
+    print(f"A = {here}\nB = {there} ({against}); {pairs} runs each, in turn A B B A A B ...")
     for index, label in ((0, "wall"), (1, "cpu")):
         a = [r[index] for r in runs["A"]]
         b = [r[index] for r in runs["B"]]

@@ -112,6 +112,18 @@ plain_records = st.fixed_dictionaries(
         "response": st.sampled_from(["ok", "see https://h.example/x", "[not json"]),
     }
 )
+#: An affected request with every field plain: the sample that decides the plan.
+PLAIN = {
+    "timestamp": "2026-09-01T00:00:00Z",
+    "model": "glm-5.3",
+    "prompt_tokens": 700000,
+    "account_id": "a",
+    "request_id": "r",
+    "session_id": "s",
+    "status": 200,
+    "prompt": "p",
+    "response": "ok",
+}
 blank_lines = st.sampled_from(["", "   "])
 bad_lines = st.sampled_from(['{"timestamp": "2026-09-01T00:', "\x00\x01junk", "[1, 2]"])
 
@@ -128,19 +140,7 @@ def test_fast_path_equals_reference_whatever_the_lines_and_blocks(
 ) -> None:
     """Blank and whitespace lines, malformed lines, CRLF endings and blocks cut anywhere: the fast
     path (line numbers, texts gathered by line) gives the reference path's document and rows."""
-    plain = [
-        {
-            "timestamp": "2026-09-01T00:00:00Z",
-            "model": "glm-5.3",
-            "prompt_tokens": 700000,
-            "account_id": "a",
-            "request_id": "r",
-            "session_id": "s",
-            "status": 200,
-            "prompt": "p",
-            "response": "ok",
-        }
-    ] * SAMPLE
+    plain = [PLAIN] * SAMPLE
     # blank lines only: polars refuses no line, so rows are matched to lines by skipping blanks;
     # with junk: the refused lines are taken out and the rest parsed again
     odd = st.one_of(blank_lines, bad_lines) if junk else blank_lines
@@ -178,3 +178,58 @@ def test_every_export_variant_reads_the_same_on_both_paths(doc: dict[str, Any]) 
 
     assert run(True) == run(False)
     assert run(False)[0]["counts"] == doc["counts"]
+
+
+def _twinned(record: dict[str, Any], which: str) -> dict[str, Any]:
+    """``record`` with its tokens and/or account under the camelCase twin key only."""
+    out = dict(record)
+    if which in ("tokens", "both"):
+        out["promptTokens"] = out.pop("prompt_tokens")
+    if which in ("account", "both"):
+        out["accountId"] = out.pop("account_id")
+    return out
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    tail=st.lists(
+        st.tuples(plain_records, st.sampled_from(["none", "tokens", "account", "both"])),
+        min_size=1,
+        max_size=30,
+    ),
+    block=st.integers(512, 8192),
+)
+def test_twins_the_sample_never_held_are_read_where_they_appear(
+    tail: list[tuple[dict[str, Any], str]], block: int
+) -> None:
+    """The plan reads camelCase twins no sampled record held as polars' Null type; a block where
+    one holds a value is read again typed, so the document is the reference path's."""
+    plain = [PLAIN] * SAMPLE
+    data = ndjson([*plain, *(_twinned(r, which) for r, which in tail)])
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "BLOCK", block)
+        path = Path(folder) / "log.ndjson"
+        path.write_bytes(data)
+        assert _run(path, fast=True) == _run(path, fast=False)
+
+
+def test_a_twin_with_a_value_is_read_typed_not_sent_to_the_reference_path() -> None:
+    """polars refuses a value in a Null-typed column; the block is then parsed with every
+    column typed (if polars words that refusal differently one day, this test says so: such
+    blocks would still be right, by the slow path)."""
+    from assess.scope.logs.fast.blocks import parse_block
+    from assess.scope.logs.fast.columnar import ColumnPlan
+    from assess.scope.logs.presets import get_preset
+
+    sample = [{"timestamp": "2026-09-01T00:00:00Z", "model": "m", "prompt_tokens": 1}]
+    plan = ColumnPlan.build(get_preset("canonical"), sample)
+    # account_id: no candidate held a value, so both stay typed (the first path decides)
+    assert plan.null_columns == {"promptTokens"}
+    block = ndjson(
+        [*sample, {"timestamp": "2026-09-01T00:00:00Z", "model": "m", "promptTokens": 9}]
+    )
+    canon, slow = plan.extract(parse_block(block, plan))
+    assert canon.column("prompt_tokens").to_pylist() == [1, 9]
+    assert not any(slow.to_pylist())
+    lean = parse_block(ndjson(sample), plan)
+    assert lean.column("promptTokens").to_pylist() == [None]

@@ -1,8 +1,9 @@
 """The cheaper ways the scope run reads: same answers as the plain ways they replace.
 
 - the reading report matches a detect rule once per record shape (top-level keys) when the rule
-  names only plain keys: checked against the rule applied to every record, on random records of
-  mixed shapes, dotted paths, twins, JSON strings and non-objects;
+  names only plain keys, and reads each field's paths column by column: both checked against the
+  plain record-by-record way, on random records of mixed shapes, dotted paths, twins, JSON strings
+  and non-objects;
 - the input file is hashed and counted when the decompressors read it in pieces (no bytearray
   copy in between);
 - the shipped preset catalogue is parsed once per run, and again when a file changes.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import shutil
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,9 +27,9 @@ from hypothesis import strategies as st
 from assess.scope.logs import presets as presets_module
 from assess.scope.logs.candidates import alternatives
 from assess.scope.logs.compression import GzipMembers
-from assess.scope.logs.explain import rule_match
+from assess.scope.logs.explain import field_readings, redact, rule_match
 from assess.scope.logs.paths import MISSING, get_path
-from assess.scope.logs.presets import Detect, Preset, load_presets
+from assess.scope.logs.presets import CANONICAL_FIELDS, Detect, Preset, load_presets
 from assess.scope.logs.sources import HashingReader
 
 KEYS = ["timestamp", "model", "prompt_tokens", "promptTokens", "request_id", "usage", "extra"]
@@ -92,6 +94,63 @@ def test_rule_match_per_shape_equals_every_record(records: list[Any]) -> None:
             continue
         got = rule_match(preset, records).model_dump(exclude={"preset"})
         assert got == _plain_match(preset, records), preset.id
+
+
+def _plain_fields(preset: Preset, records: list[Any]) -> list[dict[str, Any]]:
+    """The field readings as first written: every path of every record, one at a time."""
+    out = []
+    for name in CANONICAL_FIELDS:
+        paths = preset.fields.get(name)
+        if not paths:
+            continue
+        used: Counter[str] = Counter()
+        present: set[str] = set()
+        example = None
+        for record in records:
+            giver = None
+            for path in paths:
+                value = get_path(record, path)
+                if value is MISSING:
+                    continue
+                present.add(path)
+                if giver is None and value is not None and value != "":
+                    giver = path
+                    if example is None:
+                        example = redact(name, value)
+            if giver is not None:
+                used[giver] += 1
+        source = used.most_common(1)[0][0] if used else None
+        out.append(
+            {
+                "field": name,
+                "source": source,
+                "records_with_value": sum(used.values()),
+                "by_path": dict(used.most_common()),
+                "other_paths_seen": sorted(present - {source} if source else present),
+                "example": example,
+            }
+        )
+    return out
+
+
+@given(st.lists(_records, max_size=25))
+def test_field_readings_by_column_equal_record_by_record(records: list[Any]) -> None:
+    nested = Preset.model_validate(
+        {
+            "id": "nested",
+            "title": "fields with nested and twin paths",
+            "detect": {"all_of": ["timestamp"]},
+            "fields": {
+                "timestamp": ["timestamp"],
+                "model": ["model", "extra"],
+                "prompt_tokens": ["usage.input_tokens", "prompt_tokens"],
+                "request_id": ["request_id", "usage.request_id", "extra"],
+            },
+        }
+    )
+    for preset in [load_presets()["canonical"], nested]:
+        got = [f.model_dump() for f in field_readings(preset, records)]
+        assert got == _plain_fields(preset, records), preset.id
 
 
 def test_hashing_reader_hashes_what_the_decompressor_reads(tmp_path: Path) -> None:

@@ -147,25 +147,10 @@ def field_readings(
         paths = fields.get(name)
         if not paths:
             continue
-        used: Counter[str] = Counter()
-        present: set[str] = set()
-        example = None
-        plain = ["." not in path for path in paths]
-        for record in records:
-            giver = None
-            is_object = isinstance(record, dict)
-            for path, flat in zip(paths, plain, strict=True):
-                # get_path's answer for a plain key of an object, without the call
-                value = record.get(path, MISSING) if is_object and flat else get_path(record, path)
-                if value is MISSING:
-                    continue
-                present.add(path)
-                if giver is None and value is not None and value != "":
-                    giver = path
-                    if example is None:
-                        example = redact(name, value)
-            if giver is not None:
-                used[giver] += 1
+        columns = [_column(records, path) for path in paths]
+        present = {p for p, column in zip(paths, columns, strict=True) if _any_key(column)}
+        used, example = _givers(paths, columns)
+        example = redact(name, example) if example is not None else None
         source = used.most_common(1)[0][0] if used else None
         if source is None and not side and preset.join and name in preset.join.fields:
             source = f"(joined on {preset.join.key} = side table {preset.join.side_path})"
@@ -181,6 +166,39 @@ def field_readings(
             )
         )
     return out
+
+
+def _column(records: list[Any], path: str) -> list[Any]:
+    """Return the value at ``path`` of each record (:data:`MISSING` where it has none)."""
+    if "." in path:
+        return [get_path(r, path) for r in records]
+    # get_path's answer for a plain key of an object, without the call
+    return [r.get(path, MISSING) if isinstance(r, dict) else get_path(r, path) for r in records]
+
+
+def _any_key(column: list[Any]) -> bool:
+    return any(value is not MISSING for value in column)
+
+
+def _givers(paths: list[str], columns: list[list[Any]]) -> tuple[Counter[str], Any]:
+    """Return how many records got their value from each path (the first path with a value that
+    is not null or ""), in the order the paths first gave one, and the first value given."""
+    used: Counter[str] = Counter()
+    example = None
+    if len(paths) == 1:
+        given = [v for v in columns[0] if v is not MISSING and v is not None and v != ""]
+        if given:
+            used[paths[0]] = len(given)
+            example = given[0]
+        return used, example
+    for row in zip(*columns, strict=True):
+        for path, value in zip(paths, row, strict=True):
+            if value is not MISSING and value is not None and value != "":
+                used[path] += 1
+                if example is None:
+                    example = value
+                break
+    return used, example
 
 
 def _has(record: Any, path: str) -> bool:

@@ -104,9 +104,15 @@ def parse_block(block: bytes, plan: ColumnPlan) -> pa.Table:
         except pa.ArrowException as exc:
             raise NotColumnar(str(exc)) from exc
     try:
-        frame = pl.read_ndjson(io.BytesIO(block), schema=plan.polars_schema())
+        frame = pl.read_ndjson(io.BytesIO(block), schema=plan.polars_schema(lean=True))
     except Exception as exc:  # any refusal only sends the block to the reference path
-        raise NotColumnar(str(exc)[:200]) from exc
+        if not plan.null_columns or "NULL-typed" not in str(exc):
+            raise NotColumnar(str(exc)[:200]) from exc
+        # a candidate no sampled record held has a value in this block: read it typed
+        try:
+            frame = pl.read_ndjson(io.BytesIO(block), schema=plan.polars_schema())
+        except Exception as again:
+            raise NotColumnar(str(again)[:200]) from again
     return _to_arrow(frame).cast(plan.schema)
 
 

@@ -71,6 +71,8 @@ class ColumnPlan:
     texts: dict[str, list[str]] = field(default_factory=dict)
     #: The non-request tests, in the order of ``rule_paths``.
     rules: list[Condition] = field(default_factory=list)
+    #: Top-level columns polars may read as its Null type (see :func:`_unheld`).
+    null_columns: frozenset[str] = frozenset()
 
     @classmethod
     def build(
@@ -88,6 +90,7 @@ class ColumnPlan:
         rule_paths = [rule.when.path for rule in preset.non_request]
         token_paths = set(wanted["prompt_tokens"])
         tree: dict[str, Any] = {}
+        held: set[str] = set()  # the paths holding a value in some sampled record
         for path in {p for paths in wanted.values() for p in paths} | set(rule_paths):
             if any(part.isdigit() for part in path.split(".")):
                 raise NotColumnar(f"'{path}' indexes a list")
@@ -97,6 +100,8 @@ class ColumnPlan:
                 if value is not None and value is not MISSING:
                     flat_votes.add(flat)
                     values.append(value)
+            if values:
+                held.add(path)
             kind = _arrow_type(values, pa.int64() if path in token_paths else TEXT)
             if kind is None or len(flat_votes) > 1:
                 raise NotColumnar(f"'{path}' has values of mixed or nested types")
@@ -115,6 +120,7 @@ class ColumnPlan:
         texts = _text_columns(preset, records, tree) if details else {}
         return cls(
             schema=pa.schema(_fields(tree)),
+            null_columns=_unheld(wanted, held, set(rule_paths), tree),
             fields={k: list(v) for k, v in wanted.items()},
             rule_paths=rule_paths,
             missing_rules=any(rule.when.missing for rule in preset.non_request),
@@ -123,8 +129,9 @@ class ColumnPlan:
             texts=texts,
         )
 
-    def polars_schema(self) -> dict[str, Any]:
-        """Return the plan's schema for ``polars.read_ndjson``."""
+    def polars_schema(self, lean: bool = False) -> dict[str, Any]:
+        """Return the plan's schema for ``polars.read_ndjson``; ``lean`` reads
+        :attr:`null_columns` as polars' Null type."""
         import polars as pl
 
         def convert(kind: pa.DataType) -> Any:
@@ -132,7 +139,8 @@ class ColumnPlan:
                 return pl.Struct({f.name: convert(f.type) for f in kind})
             return {TEXT: pl.String, pa.int64(): pl.Int64}.get(kind, pl.Float64)
 
-        return {f.name: convert(f.type) for f in self.schema}
+        nulls = self.null_columns if lean else frozenset()
+        return {f.name: pl.Null if f.name in nulls else convert(f.type) for f in self.schema}
 
     def _column(self, table: pa.Table, path: str) -> Any:
         if path in self.schema.names and path in table.column_names:
@@ -192,6 +200,26 @@ class ColumnPlan:
         }
         nulls = pa.nulls(table.num_rows, TEXT)  # the loaded fields: filled for kept rows only
         return pa.table({name: columns.get(name, nulls) for name in CANONICAL_FIELDS}), slow
+
+
+def _unheld(
+    wanted: dict[str, list[str]], held: set[str], rule_paths: set[str], tree: dict[str, Any]
+) -> frozenset[str]:
+    """Return the top-level candidate columns no sampled record holds a value at, beside another
+    candidate of the same field that does: a camelCase twin (``promptTokens`` beside
+    ``prompt_tokens``), typically absent from the whole file.
+
+    polars reads them as its Null type, which costs less per row than a typed column of nulls
+    (about a third of what each such column adds to parsing a block), and refuses a block where
+    one holds a value after all: that block is read again with every column typed (see
+    :func:`~assess.scope.logs.fast.blocks.parse_block`), so the answer never depends on it.
+    """
+    unheld: set[str] = set()
+    for paths in wanted.values():
+        if not any(p in held for p in paths):
+            continue  # no candidate seen: the field's first path keeps the type it has now
+        unheld.update(p for p in paths if p not in held and p in tree and p not in rule_paths)
+    return frozenset(p for p in unheld if not isinstance(tree[p], dict))
 
 
 def _may_hold(rule: Condition | None, column: Any) -> Any:
