@@ -6,7 +6,9 @@
   and non-objects;
 - the input file is hashed and counted when the decompressors read it in pieces (no bytearray
   copy in between);
-- the shipped preset catalogue is parsed once per run, and again when a file changes.
+- the shipped preset catalogue is parsed once per run, and again when a file changes;
+- the reading report is made in a thread while the logs are read: the same report, its errors
+  raised, no thread left behind.
 """
 
 from __future__ import annotations
@@ -208,3 +210,58 @@ def test_shipped_presets_are_parsed_once_and_again_when_a_file_changes(
     load_presets(other)
     load_presets(other)  # a folder of the user's own is read each time
     assert len(calls) == 2 * len(first)
+
+
+def test_the_reading_report_made_beside_the_read_is_the_same_and_leaves_no_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from assess.scope import api
+    from tests.presets._samples import REPO
+
+    logs = [str(REPO / "samples/logs/litellm.ndjson")]
+    before = threading.active_count()
+    beside = api.scope_run(logs).result
+    assert threading.active_count() == before
+    # never started (no batch came): made at the end, the same
+    monkeypatch.setattr(api._Reading, "start", lambda self: None)
+    at_end = api.scope_run(logs).result
+    assert beside.reading and beside == at_end
+
+
+def test_an_error_of_the_reading_report_made_beside_the_read_is_raised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from assess.kernel.errors import InputError
+    from assess.scope import api
+    from tests.presets._samples import REPO
+
+    def broken(*_: Any) -> list[Any]:
+        raise InputError("samples/logs/litellm.ndjson: cannot be read again")
+
+    monkeypatch.setattr(api, "_reading", broken)
+    with pytest.raises(InputError, match="cannot be read again"):
+        api.scope_run([str(REPO / "samples/logs/litellm.ndjson")])
+
+
+def test_a_run_that_fails_after_the_report_began_leaves_no_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from assess.kernel.errors import InputError
+    from assess.scope import api
+    from assess.scope.accumulator import ScopeAccumulator
+    from tests.presets._samples import REPO
+
+    def broken(*_: Any, **__: Any) -> Any:
+        raise InputError("the result cannot be made")
+
+    monkeypatch.setattr(ScopeAccumulator, "result", broken)
+    before = set(threading.enumerate())
+    with pytest.raises(InputError, match="cannot be made"):
+        api.scope_run([str(REPO / "samples/logs/litellm.ndjson")])
+    for thread in set(threading.enumerate()) - before:
+        thread.join(timeout=10)  # the report's thread ends once its report is made
+        assert not thread.is_alive()
