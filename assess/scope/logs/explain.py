@@ -50,7 +50,7 @@ def rule_match(
 ) -> DetectMatch:
     """Return the best-fitting detect rule of ``preset`` (its join's too) on ``records``.
 
-    ``shapes``: :func:`shapes` of ``records``, when the caller matches several presets.
+    ``shapes``: the :func:`shape` of each record, when the caller matches several presets.
     """
     if shapes is None:
         shapes = [shape(r) for r in records]
