@@ -154,18 +154,30 @@ def generate(path: Path, rows: int, seed: int = 7, long_share: float = 0.5) -> N
             out.write(("\n".join(lines) + "\n").encode())
 
 
-def _timed(cmd: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, str]:
-    """Run ``cmd`` under /usr/bin/time -v; return (seconds, peak RSS MB, stdout)."""
+def _timed(
+    cmd: list[str], ok: tuple[int, ...] = (0,), cwd: Path | None = None
+) -> tuple[float, float, str, float]:
+    """Run ``cmd`` (in ``cwd``) under /usr/bin/time -v; return (seconds, peak RSS MB, stdout,
+    CPU seconds: user + system of the command, from this process's waited-for children)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     proc = subprocess.run(
-        ["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, check=False, env=env
+        ["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, check=False, env=env, cwd=cwd
     )
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in ok:
         raise SystemExit(f"{cmd[:4]} failed:\n{proc.stderr[-3000:]}")
     peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
-    return seconds, (int(peak.group(1)) / 1024 if peak else float("nan")), proc.stdout
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, (int(peak.group(1)) / 1024 if peak else float("nan")), proc.stdout, cpu
+
+
+def _scope_cmd(log: Path, out_json: Path) -> list[str]:
+    """The `assess scope` run every mode times."""
+    scope = [sys.executable, "-m", "assess", "scope", str(log), "--preset", "canonical"]
+    return [*scope, "--json", str(out_json)]
 
 
 def _assess_answer(json_path: Path) -> dict[str, object]:
@@ -214,23 +226,13 @@ def main() -> None:
         compare_code(log, args.against, args.keep, args.repeat)
         return
     methods = {
-        "assess scope": [
-            sys.executable,
-            "-m",
-            "assess",
-            "scope",
-            str(log),
-            "--preset",
-            "canonical",
-            "--json",
-            str(out_json),
-        ],
+        "assess scope": _scope_cmd(log, out_json),
         "duckdb": [sys.executable, "-c", _DUCKDB, str(log)],
         "polars": [sys.executable, "-c", _POLARS, str(log)],
     }
     results: dict[str, tuple[float, float]] = {}
     answers: dict[str, object] = {}
-    runs: dict[str, list[tuple[float, float, str]]] = {name: [] for name in methods}
+    runs: dict[str, list[tuple[float, float, str, float]]] = {name: [] for name in methods}
     for _ in range(args.repeat):  # interleaved, so a busy neighbour slows every method alike
         for name, cmd in methods.items():
             runs[name].append(_timed(cmd, (0, 1) if name == "assess scope" else (0,)))
@@ -285,19 +287,6 @@ def _checkout(against: str, keep: Path) -> Path:
     return tree
 
 
-def _child_run(cmd: list[str], cwd: Path) -> tuple[float, float]:
-    """Run ``cmd`` in ``cwd``; return (wall seconds, CPU seconds of the child)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"{cmd[:4]} in {cwd} failed:\n{proc.stderr.decode()[-3000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
-
-
 def _interval(ratios: list[float], rounds: int = 2000) -> tuple[float, float]:
     """Bootstrap 90% interval of the median of ``ratios`` (seeded: the same runs, the same
     interval)."""
@@ -312,18 +301,18 @@ def compare_code(log: Path, against: str, keep: Path, pairs: int) -> None:
     there = _checkout(against, keep)
     runs: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
     answers = {}
-    cmd = [sys.executable, "-m", "assess", "scope", str(log), "--preset", "canonical", "--json"]
+    outs = {name: keep / f"scope-bench-ab-{name}.json" for name in ("A", "B")}
     for name, cwd in (("A", here), ("B", there)):  # warm-up, and the answer each gives
-        out = keep / f"scope-bench-ab-{name}.json"
-        _child_run([*cmd, str(out)], cwd)
-        answers[name] = _assess_answer(out)
+        _timed(_scope_cmd(log, outs[name]), (0, 1), cwd)
+        answers[name] = _assess_answer(outs[name])
     if answers["A"] != answers["B"]:
         print(json.dumps(answers, indent=1))
         raise SystemExit("the two checkouts give different answers")
     for pair in range(pairs):  # A B, B A, A B...: a drift or the second slot favours neither
         order = (("A", here), ("B", there))
         for name, cwd in order if pair % 2 == 0 else order[::-1]:
-            runs[name].append(_child_run([*cmd, str(keep / f"scope-bench-ab-{name}.json")], cwd))
+            seconds, _, _, cpu = _timed(_scope_cmd(log, outs[name]), (0, 1), cwd)
+            runs[name].append((seconds, cpu))
     print(f"A = {here}\nB = {there} ({against}); {pairs} runs each, in turn A B B A A B ...")
     for index, label in ((0, "wall"), (1, "cpu")):
         a = [r[index] for r in runs["A"]]
