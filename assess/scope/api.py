@@ -172,9 +172,9 @@ class _Reading:
     def start(self) -> None:
         """Begin, once (after the first batch: polars is imported in a reader thread at the
         start, and both would hold the GIL)."""
-        from assess.scope.logs.sources import Prefetch
-
         if self._thread is None:
+            from assess.scope.logs.sources import Prefetch
+
             # room for the report and the end mark: the thread ends once the report is made,
             # whether or not anyone asks for it (a run that fails leaves no thread behind)
             self._thread = Prefetch(self._once(), depth=2)
