@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-test
 
-.PHONY: demo test lint typecheck bench readme-images clean jvm
+.PHONY: demo test lint typecheck bench readme-images clean jvm docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,10 +34,14 @@ jvm:
 test: lint typecheck jvm
 	$(BIN)/pytest -q
 
+# The documentation site (mkdocs.yml, docs/); `make test` builds it too (tests/test_docs.py).
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/scope_bench.py --rows 5000000
 
-# The README's pictures of the demo report and of the portfolio page (needs pdftoppm:
+# The docs' pictures of the demo report and of the portfolio page (needs pdftoppm:
 # apt-get install poppler-utils).
 readme-images: demo
 	pdftoppm -png -r 100 -f 1 -l 2 assess-demo/report.pdf docs/img/report-page
@@ -49,4 +53,4 @@ readme-images: demo
 	pdftoppm -png -r 90 -x 0 -y 0 -W 1053 -H 450 -singlefile assess-demo/portfolio/portfolio.pdf docs/img/portfolio
 
 clean:
-	rm -rf $(VENV) assess-demo build dist .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) assess-demo build dist site .mypy_cache .pytest_cache .ruff_cache

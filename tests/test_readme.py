@@ -1,4 +1,5 @@
-"""README examples and the CLI agree: every option an example uses is in its help."""
+"""The examples of README.md and of every docs page agree with the CLI: every option an example
+uses is in its help."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ from typer.testing import CliRunner
 from assess.cli import app
 from tests.conftest import CLI_ENV, REPO
 
-README = (REPO / "README.md").read_text(encoding="utf-8")
+#: README.md and every page of the docs site
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
 
 def _examples() -> list[list[str]]:
-    """Return the argv of every `$ assess ...` line in the README's code blocks."""
+    """Return the argv of every `$ assess ...` line in the code blocks of README.md and docs/."""
     found: list[list[str]] = []
-    for line in README.splitlines():
+    lines = [line for page in PAGES for line in page.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
         match = re.match(r"^\$ (?:\S+=\S+ )*assess (.*)$", line.strip())
         if match:
             command = match.group(1).split(" | ")[0].split(" > ")[0].split(";")[0]
@@ -44,6 +47,11 @@ def _command_path(argv: list[str]) -> list[str]:
 
 def test_readme_has_examples() -> None:
     assert len(_examples()) >= 2
+
+
+def test_every_docs_page_is_read() -> None:
+    names = {page.name for page in PAGES}
+    assert {"README.md", "index.md", "scope.md", "vendor.md", "probe.md"} <= names
 
 
 @pytest.mark.parametrize("argv", _examples(), ids=lambda a: " ".join(a)[:60])

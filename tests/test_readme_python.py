@@ -1,5 +1,5 @@
-"""The README's "Use from Python" examples run, in a fresh interpreter each, and print what the
-README shows under them."""
+"""The examples of the docs page "Use from Python" (docs/python.md) run, in a fresh interpreter
+each, and print what the page shows under them."""
 
 from __future__ import annotations
 
@@ -12,20 +12,13 @@ import pytest
 
 from tests.conftest import REPO
 
-README = (REPO / "README.md").read_text(encoding="utf-8")
+PAGE = (REPO / "docs" / "python.md").read_text(encoding="utf-8")
 _BLOCK = re.compile(r"```python\n(.*?)```\n\n```text\n(.*?)```", re.DOTALL)
-
-
-def section(title: str) -> str:
-    """Return the README section ``## title`` up to the next ``## `` heading."""
-    start = README.index(f"\n## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start : end if end != -1 else len(README)]
 
 
 def examples() -> list[tuple[str, str]]:
     """Return (code, printed output) of every python block with a text block right after it."""
-    return _BLOCK.findall(section("Use from Python"))
+    return _BLOCK.findall(PAGE)
 
 
 def test_every_function_has_an_example() -> None:
@@ -37,7 +30,7 @@ def test_every_function_has_an_example() -> None:
 
 
 @pytest.mark.parametrize(("code", "printed"), examples(), ids=lambda v: v.split("\n")[0][:40])
-def test_example_prints_what_the_readme_shows(code: str, printed: str) -> None:
+def test_example_prints_what_the_page_shows(code: str, printed: str) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("ASSESS_API_KEY", "SOURCE_DATE_EPOCH")}
     done = subprocess.run(
         [sys.executable, "-c", code],

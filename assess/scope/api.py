@@ -260,7 +260,7 @@ def _preset(
     if not logs:
         raise UsageError(
             "--preset auto needs a log file to detect the gateway from",
-            "Give --preset ID (see README, presets), or a sample log file as LOGS.",
+            "Give --preset ID (see docs/scope-formats.md), or a sample log file as LOGS.",
         )
     return open_logs([str(p) for p in logs], "auto", maps).preset
 

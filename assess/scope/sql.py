@@ -4,7 +4,7 @@ One definition, written once here in DuckDB's SQL from the preset (field paths, 
 timestamp format) and the filter (model names, window, threshold), is transpiled by sqlglot into
 Spark, Trino, Athena and BigQuery SQL; the one function sqlglot does not map (is this text JSON?)
 is rewritten per dialect (:data:`_JSON_VALID`). The query reads a table of raw NDJSON lines
-(``assess_logs(line)``, see README "Logs in object storage and warehouses") and mirrors the
+(``assess_logs(line)``, see docs/scope-remote.md) and mirrors the
 reference reader (:func:`assess.scope.logs.records.classify`) rule for rule: blank lines are not
 records; a line that is not a JSON object is skipped; a non-request rule's rows are counted by
 reason; no timestamp and no model, no timestamp, an unparseable timestamp or token count are

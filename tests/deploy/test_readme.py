@@ -1,4 +1,4 @@
-"""The README's deploy-check examples are the command's real output."""
+"""The deploy-check examples of the docs (docs/deploy-check.md) are the command's real output."""
 
 from __future__ import annotations
 
@@ -10,24 +10,20 @@ import pytest
 
 from tests.conftest import REPO
 
-_SECTION = re.search(
-    r"<!-- section:deploy-check -->(.*?)<!-- /section:deploy-check -->",
-    (REPO / "README.md").read_text(),
-    re.S,
-)
-_BLOCKS = re.findall(r"```console\n(.*?)\n```", _SECTION.group(1) if _SECTION else "", re.S)
+_PAGE = (REPO / "docs" / "deploy-check.md").read_text(encoding="utf-8")
+_BLOCKS = re.findall(r"```console\n(.*?)\n```", _PAGE, re.S)
 # examples that need nothing but the shipped samples (no pipes, no files made first)
 _EXAMPLES = [
     b for b in _BLOCKS if re.match(r"\$ assess deploy-check samples/[^|\n]*; echo \$\?\n", b)
 ]
 
 
-def test_the_section_has_runnable_examples() -> None:
+def test_the_page_has_runnable_examples() -> None:
     assert len(_EXAMPLES) >= 3
 
 
 @pytest.mark.parametrize("block", _EXAMPLES, ids=lambda b: b.splitlines()[0][:70])
-def test_readme_example_matches_the_real_output(run_cli: Any, block: str) -> None:
+def test_docs_example_matches_the_real_output(run_cli: Any, block: str) -> None:
     command, *output = block.splitlines()
     args = shlex.split(command.removeprefix("$ assess ").removesuffix("; echo $?"))
     result = run_cli(*args)

@@ -1,4 +1,4 @@
-"""The README's questionnaire section quotes real commands, options and output."""
+"""The questionnaire page of the docs (docs/vendor.md) quotes real commands, options and output."""
 
 from __future__ import annotations
 
@@ -13,13 +13,11 @@ from tests.conftest import REPO
 
 
 def section() -> str:
-    text = (REPO / "README.md").read_text()
-    start = text.index("<!-- section:questionnaire -->")
-    return text[start : text.index("<!-- /section:questionnaire -->")]
+    return (REPO / "docs" / "vendor.md").read_text(encoding="utf-8")
 
 
 def console_block(command: str) -> list[str]:
-    """Return the output lines the README shows after ``$ command``, up to the next prompt."""
+    """Return the output lines the page shows after ``$ command``, up to the next prompt."""
     lines = section().splitlines()
     index = lines.index(f"$ {command}")
     out: list[str] = []

@@ -1,8 +1,8 @@
 """Log presets: which fields of a product's export hold the canonical fields.
 
-A preset is data, ``assess/scope/logs/presets/<id>.yaml``, validated at load (see README "scope"
-for the format). ``--map canonical=dotted.path`` overrides a preset's candidates; ``--preset
-auto`` scores a sample of records against every preset's ``detect`` rule.
+A preset is data, ``assess/scope/logs/presets/<id>.yaml``, validated at load (see
+docs/scope-formats.md for the format). ``--map canonical=dotted.path`` overrides a preset's
+candidates; ``--preset auto`` scores a sample of records against every preset's ``detect`` rule.
 """
 
 from __future__ import annotations
