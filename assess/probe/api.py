@@ -111,15 +111,19 @@ def probe_setup(
 
 
 def check_outcome(result: ProbeResult, state: RunState, endpoint: str, written: bool) -> None:
-    """Raise when the run says nothing about isolation (no hit and stopped, or no probe scanned).
+    """Raise unless the run found a leak or can support "no leak": it finished, and enough probe
+    answers held text a marker could have shown in (the run's positive control).
 
     Raises:
         EndpointError / ProbeStopped: as the CLI's exit 2.
     """
+    from assess.probe.result import too_few_answers
+
     if result.leak_found:
         return
     if state.fatal is not None:
         raise state.fatal
+    note = "; partial results were written" if written else ""
     if result.complete and result.stats.probes == 0:
         plants = [r for r in result.requests if r.role == "plant"]
         refused = [r for r in plants if r.outcome == "rejected"]
@@ -133,18 +137,23 @@ def check_outcome(result: ProbeResult, state: RunState, endpoint: str, written: 
                 "and the endpoint, then run again.",
                 result,
             )
+    if not result.complete:
+        empty = sum(1 for e in state.errors if e.kind == "empty_answer")
+        why = "interrupted" if state.interrupted else f"{len(state.errors)} failed requests"
+        if empty and not state.interrupted:
+            why += f", {empty} of them answers without text"
         raise ProbeStopped(
-            f"{endpoint}: no probe response could be scanned "
-            f"({len(state.errors)} failed requests); nothing can be said about isolation",
-            "See errors[] in the --json output; check the endpoint and run again.",
+            f"{endpoint}: INCONCLUSIVE: the run stopped early ({why}) without a hit{note}",
+            "See errors[] in the --json output; retry later or lower --concurrency.",
             result,
         )
-    if not result.complete:
-        why = "interrupted" if state.interrupted else f"{len(state.errors)} failed requests"
-        note = "; partial results were written" if written else ""
+    short = too_few_answers(result.stats)
+    if short is not None:
         raise ProbeStopped(
-            f"{endpoint}: the run stopped early ({why}) without a hit{note}",
-            "See errors[] in the --json output; retry later or lower --concurrency.",
+            f"{endpoint}: INCONCLUSIVE: {short} ({len(state.errors)} failed requests); "
+            f"nothing can be said about isolation{note}",
+            "See requests[] (carries_text) and errors[] in the --json output; check that the "
+            "endpoint answers chat completions with text, then run again.",
             result,
         )
 

@@ -51,15 +51,12 @@ def probe_junit(result: ProbeResult) -> str:
         f"{stats.hits} hits in {stats.probes} probes; 95% upper bound on the leak rate "
         f"{stats.leak_rate_upper_95} ({stats.method}); complete={str(result.complete).lower()}"
     )
-    if result.leak_found:
-        failures += 1
-        ET.SubElement(verdict, "failure", message="cross-request leak found").text = result.summary
-    elif not result.complete:
-        errors += 1
-        ET.SubElement(verdict, "error", message="run incomplete").text = result.summary
-    elif stats.probes == 0:
-        errors += 1
-        ET.SubElement(verdict, "error", message="nothing scanned").text = result.summary
+    outcome = _verdict_outcome(result)
+    if outcome is not None:
+        kind, message = outcome
+        ET.SubElement(verdict, kind, message=message).text = result.summary
+        failures += kind == "failure"
+        errors += kind == "error"
     ET.SubElement(verdict, "system-out").text = detail
     suite.set("tests", str(len(result.requests) + 1))
     suite.set("failures", str(failures))
@@ -68,3 +65,16 @@ def probe_junit(result: ProbeResult) -> str:
     ET.indent(suite)
     body = ET.tostring(suite, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _verdict_outcome(result: ProbeResult) -> tuple[str, str] | None:
+    """Return the isolation case's element and message; None for a clean verdict."""
+    if result.leak_found:
+        return "failure", "cross-request leak found"
+    if not result.complete:
+        return "error", "run incomplete"
+    if result.stats.probes == 0:
+        return "error", "nothing scanned"
+    if result.verdict == "inconclusive":
+        return "error", "inconclusive"
+    return None

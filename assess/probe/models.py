@@ -19,6 +19,7 @@ PROBE_SCHEMA_VERSION = 1
 Account = Literal["A", "B"]
 Role = Literal["plant", "probe", "followup"]
 Outcome = Literal["ok", "rejected", "error"]
+Verdict = Literal["leak", "no-leak", "inconclusive"]
 
 
 class AccountInfo(Model):
@@ -58,6 +59,12 @@ class RequestRecord(Model):
     completion_tokens: int | None = None
     markers_planted: list[str] = Field(default_factory=list)
     error: str | None = None
+    carries_text: bool | None = Field(
+        default=None,
+        description="Whether the answer held any text a marker could have shown in; an answer "
+        "without (empty stream, only error events, no choices) is not counted as a probe. Null "
+        "when there was no answer",
+    )
 
 
 class Hit(Model):
@@ -91,6 +98,10 @@ class ProbeStats(Model):
     probes: int = Field(description="Responses scanned from probe and follow-up requests")
     hits: int = Field(description="Probes whose response carried at least one hit")
     rejected: int = Field(default=0, description="Probes answered with an HTTP 4xx (scanned too)")
+    unusable: int = Field(
+        default=0,
+        description="Probe answers with no text that a marker could have shown in: not probes",
+    )
     leak_rate_observed: float | None
     leak_rate_upper_95: float | None = Field(description="Null when there were no probes")
     method: str
@@ -134,3 +145,8 @@ class ProbeResult(Model):
     errors: list[ErrorRecord]
     stats: ProbeStats
     summary: str
+    verdict: Verdict = Field(
+        default="inconclusive",
+        description="leak: a marker crossed; no-leak: enough probe answers could have shown one "
+        "and none did (a bound, not proof); inconclusive: anything else (exit 2)",
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 
-from assess.probe.models import MarkerRecord, ProbeResult, ProbeStats
+from assess.probe.models import MarkerRecord, ProbeResult, ProbeStats, Verdict
 from assess.probe.run import (
     ProbeAccount,
     ProbeConfig,
@@ -17,13 +17,14 @@ from assess.probe.run import (
 from assess.probe.stats import METHOD, clopper_pearson_upper, rule_of_three, wilson_upper
 
 
-def compute_stats(hits: int, probes: int, rejected: int = 0) -> ProbeStats:
+def compute_stats(hits: int, probes: int, rejected: int = 0, unusable: int = 0) -> ProbeStats:
     """Return hits/probes with the one-sided 95% upper bounds (null bounds when probes == 0)."""
     if probes == 0:
         return ProbeStats(
             probes=0,
             hits=0,
             rejected=rejected,
+            unusable=unusable,
             leak_rate_observed=None,
             leak_rate_upper_95=None,
             method=METHOD,
@@ -32,12 +33,36 @@ def compute_stats(hits: int, probes: int, rejected: int = 0) -> ProbeStats:
         probes=probes,
         hits=hits,
         rejected=rejected,
+        unusable=unusable,
         leak_rate_observed=round(hits / probes, 6),
         leak_rate_upper_95=round(clopper_pearson_upper(hits, probes), 6),
         method=METHOD,
         rule_of_three=round(rule_of_three(probes), 6) if hits == 0 else None,
         wilson_upper_95=round(wilson_upper(hits, probes), 6),
     )
+
+
+def too_few_answers(stats: ProbeStats) -> str | None:
+    """Return why the probe answers cannot support "no leak", or None when they can.
+
+    The positive control of a clean run: a probe counts only when its answer held text a marker
+    could have shown in. No such answer, or fewer of them than answers without (at least half
+    must be usable), and nothing can be said about isolation.
+    """
+    answered = stats.probes + stats.unusable
+    if stats.probes == 0:
+        if stats.unusable:
+            return (
+                f"none of the {stats.unusable} probe answers held text a marker could have "
+                "shown in (empty streams, error events, no choices or empty content)"
+            )
+        return "no probe response could be scanned"
+    if stats.unusable * 2 > answered:
+        return (
+            f"only {stats.probes} of {answered} probe answers held text a marker could have "
+            f"shown in (at least half must); the other {stats.unusable} were empty"
+        )
+    return None
 
 
 def _summary(result_hits: int, stats: ProbeStats, complete: bool, first_hit: str) -> str:
@@ -47,8 +72,9 @@ def _summary(result_hits: int, stats: ProbeStats, complete: bool, first_hit: str
             f"LEAK FOUND: {stats.hits} of {stats.probes} probe responses carried a marker "
             f"planted by another request ({first_hit}).{tail}"
         )
-    if stats.probes == 0:
-        return "No probe response could be scanned; nothing can be said about isolation." + tail
+    short = too_few_answers(stats)
+    if short is not None:
+        return f"INCONCLUSIVE: {short}; nothing can be said about isolation.{tail}"
     bound = stats.leak_rate_upper_95 or 0.0
     return (
         f"No leak found in {stats.probes} probes. With 95% confidence the leak rate is below "
@@ -78,6 +104,7 @@ def build_result(
         hits=sum(1 for had in scanned.values() if had),
         probes=len(scanned),
         rejected=sum(1 for rid in scanned if by_id[rid].outcome == "rejected"),
+        unusable=len(state.unusable),
     )
     complete = not runner.should_stop()
     first = ""
@@ -114,7 +141,15 @@ def build_result(
         errors=list(state.errors),
         stats=stats,
         summary=_summary(len(hits), stats, complete, first),
+        verdict=_verdict(bool(hits), stats, complete, runner),
     )
+
+
+def _verdict(leak: bool, stats: ProbeStats, complete: bool, runner: ProbeRunner) -> Verdict:
+    if leak:
+        return "leak"
+    clean = complete and runner.state.fatal is None and too_few_answers(stats) is None
+    return "no-leak" if clean else "inconclusive"
 
 
 def probe_endpoint(

@@ -40,6 +40,7 @@ from assess.probe.transport.interface import (
     Transport,
     TransportError,
     TransportFactory,
+    carries_text,
     redact_secret,
 )
 from assess.probe.transport.openai_sdk import make_openai_transport
@@ -59,6 +60,7 @@ class RunState:
     hits: list[Hit] = field(default_factory=list)
     errors: list[ErrorRecord] = field(default_factory=list)
     scanned: dict[str, bool] = field(default_factory=dict)  # request id -> had a hit
+    unusable: set[str] = field(default_factory=set)  # probe answers with no text: not probes
     fatal: EndpointError | None = None
     interrupted: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -226,16 +228,36 @@ class ProbeRunner:
             self._record(job, None, exc)
             self._fail(job.id, job.account, exc)
             return
-        self._record(job, resp, None)
-        if job.plants is not None and resp.status < 400:
+        usable = carries_text(resp.fields)
+        self._record(job, resp, None, usable)
+        if not usable:
+            # an answer with no text could not have shown a marker: it tested nothing
+            self._error(
+                job.id,
+                "empty_answer",
+                f"{job.id}: the answer (HTTP {resp.status}) held no text a marker could have "
+                "shown in (empty stream, only error events, no choices or empty content); "
+                "not counted",
+                fatal=False,
+            )
+        if job.plants is not None and resp.status < 400 and usable:
             # Only an accepted plant is a marker: a refused one was never in the server's cache,
             # so probes scanned for it would count towards "no leak found" with nothing tested.
             with self.state.lock:
                 self.state.markers.append((job.plants, job.id, job.account.label))
-        if foreign:
+        if foreign and usable:
             self._scan(job, resp, foreign)
+        elif foreign:
+            with self.state.lock:
+                self.state.unusable.add(job.id)
 
-    def _record(self, job: _Job, resp: ChatResponse | None, exc: TransportError | None) -> None:
+    def _record(
+        self,
+        job: _Job,
+        resp: ChatResponse | None,
+        exc: TransportError | None,
+        usable: bool | None = None,
+    ) -> None:
         outcome: Literal["ok", "rejected", "error"] = "error"
         if resp is not None:
             outcome = "ok" if resp.status < 400 else "rejected"
@@ -255,6 +277,7 @@ class ProbeRunner:
             completion_tokens=resp.completion_tokens if resp else None,
             markers_planted=[job.plants.id] if job.plants else [],
             error=self.redact(exc.message) if exc else None,
+            carries_text=usable,
         )
         with self.state.lock:
             self.state.requests.append(record)

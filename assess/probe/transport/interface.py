@@ -218,6 +218,13 @@ def chat_payload(request: ChatRequest) -> dict[str, Any]:
     return payload
 
 
+def carries_text(fields: dict[str, str]) -> bool:
+    """Return True when an answer holds text a marker could have shown in (any field, not
+    whitespace). An empty SSE stream, a stream of ``error`` events, ``{"choices": []}`` or an
+    empty ``content`` hold none: such an answer tested nothing and is not a probe."""
+    return any(text.strip() for text in fields.values())
+
+
 def _collect_message(message: dict[str, Any], fields: dict[str, str]) -> None:
     """Append the text fields of a message or a streamed delta to ``fields``."""
     for name in ("content", "reasoning_content", "reasoning", "refusal"):

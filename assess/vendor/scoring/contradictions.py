@@ -66,6 +66,8 @@ def probe_findings(ctx: Context, probe: ProbeEvidence) -> list[ScoreFinding]:
     where = f"{probe.endpoint or 'the endpoint'} (model {probe.model or '?'}, run {probe.run_id})"
     if not probe.complete:
         where += " [run incomplete]"
+    if probe.verdict == "inconclusive" and probe.complete:
+        where += " [inconclusive: too few answers could have shown a marker]"
     if not probe.leak_found:
         bound = (
             f"; leak rate below {stats.leak_rate_upper_95:.2%} (95% upper bound)"

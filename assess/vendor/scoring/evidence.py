@@ -36,6 +36,7 @@ class ProbeEvidence(_Tolerant):
     finished_at: str = ""
     complete: bool = True
     leak_found: bool
+    verdict: str = ""  # leak | no-leak | inconclusive; absent before issue 36
     hits: list[Any] = Field(default_factory=list)
     stats: ProbeStats = ProbeStats()
 
