@@ -145,8 +145,9 @@ class ProbeResult(Model):
     errors: list[ErrorRecord]
     stats: ProbeStats
     summary: str
-    verdict: Verdict = Field(
-        default="inconclusive",
+    verdict: Verdict | None = Field(
+        default=None,
         description="leak: a marker crossed; no-leak: enough probe answers could have shown one "
-        "and none did (a bound, not proof); inconclusive: anything else (exit 2)",
+        "and none did (a bound, not proof); inconclusive: anything else (exit 2). Null in "
+        "documents written before it was added",
     )
