@@ -25,7 +25,8 @@ from assess.kernel.model_ids import normalise_model_id
 from assess.scope.evidence import platform_share
 from assess.scope.filter import end_of_day as end_of_day
 from assess.scope.filter import make_filter as make_filter
-from assess.scope.logs.timestamps import datetime_to_ns, ns_to_datetime
+from assess.scope.filter import threshold, window_ns
+from assess.scope.logs.timestamps import ns_to_datetime
 from assess.scope.models import (
     AccountCount,
     Affected,
@@ -41,7 +42,7 @@ from assess.scope.models import (
     SkippedRecord,
     TokenEstimate,
 )
-from assess.scope.store import DistinctStrings, RowStore, _ranked
+from assess.scope.store import DistinctStrings, RowStore, _ranked, exact_sum
 from assess.scope.store import _foreign_column as _foreign_column  # tests call it here
 from assess.scope.text import (
     CHARS_PER_TOKEN_HIGH,
@@ -67,9 +68,10 @@ class ScopeAccumulator:
         self._names = set(scope.model_names)
         self._match_cache: dict[str, bool] = {}
         self._last_mask: tuple[pa.Table, tuple[Any, Any]] | None = None
-        self._since = datetime_to_ns(scope.since)
-        self._until = datetime_to_ns(scope.until)
-        self._threshold = scope.min_prompt_tokens
+        first, last = window_ns(scope)
+        self._first, self._last = pa.scalar(first, pa.int64()), pa.scalar(last, pa.int64())
+        self._threshold = threshold(scope)
+        self._cut = pa.scalar(self._threshold, pa.int64())  # compared as int64, never as double
         self.read = self.skipped_total = self.matched = 0
         self.requests = 0
         self.non_request: Counter[str] = Counter()
@@ -104,14 +106,14 @@ class ScopeAccumulator:
             return self._last_mask[1]
         models, stamps = table.column("model"), table.column("timestamp")
         matched = self._model_mask(models)
-        window = pc.and_(pc.greater_equal(stamps, self._since), pc.less_equal(stamps, self._until))
+        window = pc.and_(pc.greater_equal(stamps, self._first), pc.less_equal(stamps, self._last))
         masks = matched, pc.and_(matched, pc.fill_null(window, False))
         self._last_mask = (table, masks)
         return masks
 
     def _needs_text(self, table: pa.Table, scope: Any) -> Any:
         tokens = table.column("prompt_tokens")
-        needed = pc.or_(pc.is_null(tokens), pc.greater(pc.fill_null(tokens, 0), self._threshold))
+        needed = pc.or_(pc.is_null(tokens), pc.greater(pc.fill_null(tokens, 0), self._cut))
         return pc.and_(scope, needed)
 
     def text_mask(self, table: pa.Table) -> Any:
@@ -200,8 +202,8 @@ class ScopeAccumulator:
         empty = pc.sum(pc.equal(accounts, "")).as_py() or 0
         self.disclosed_unattributed += accounts.null_count + empty
         self.disclosed_known += len(tokens) - tokens.null_count
-        self.disclosed_tokens += pc.sum(tokens).as_py() or 0
-        over = pc.fill_null(pc.greater(tokens, self._threshold), False)
+        self.disclosed_tokens += exact_sum(tokens)
+        over = pc.fill_null(pc.greater(tokens, self._cut), False)
         over_count = pc.sum(over).as_py() or 0
         self.over += over_count
         self.under += len(tokens) - tokens.null_count - over_count
@@ -288,8 +290,8 @@ class ScopeAccumulator:
         as_float = pc.cast(chars, pa.float64())
         low = pc.floor(pc.divide(as_float, CHARS_PER_TOKEN_HIGH))
         high = pc.ceil(pc.divide(as_float, CHARS_PER_TOKEN_LOW))
-        over = pc.sum(pc.greater(low, self._threshold)).as_py() or 0
-        under = pc.sum(pc.less_equal(high, self._threshold)).as_py() or 0
+        over = pc.sum(pc.greater(low, float(self._threshold))).as_py() or 0
+        under = pc.sum(pc.less_equal(high, float(self._threshold))).as_py() or 0
         known = len(chars) - chars.null_count
         estimates: list[TokenEstimate] = []
         listed = pc.indices_nonzero(pc.is_valid(chars))[:ESTIMATES_LISTED]

@@ -53,17 +53,23 @@ def parse_when(value: str | datetime | None, option: str, until: bool = False) -
         UsageError: naming ``option`` when the text is not a date-time.
     """
     from assess.scope.filter import end_of_day
-    from assess.scope.logs.timestamps import ns_to_datetime, parse_timestamp
+    from assess.scope.logs.timestamps import ns_to_datetime, parse_instant
 
     if value is None or isinstance(value, datetime):
         return value
-    nanos = parse_timestamp(value.strip(), "auto")
+    nanos = parse_instant(value.strip())
     if nanos is None:
         raise UsageError(
             f"{option} '{value}': not an ISO 8601 date-time or epoch number",
             "Example: --since 2026-08-27T00:00:00Z (no zone means UTC).",
         )
-    moment = ns_to_datetime(nanos)
+    try:
+        moment = ns_to_datetime(nanos)
+    except OverflowError:
+        raise UsageError(
+            f"{option} '{value}': outside the years 1 to 9999",
+            "Give a date-time between 0001-01-01 and 9999-12-31 (UTC).",
+        ) from None
     if until and len(value.strip()) == 10:  # a bare date includes the whole day
         moment = end_of_day(moment)
     return moment

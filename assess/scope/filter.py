@@ -7,6 +7,8 @@ from datetime import UTC, datetime, time
 from assess.advisories.models import Advisory
 from assess.kernel.errors import UsageError
 from assess.kernel.model_ids import normalise_model_id
+from assess.scope.logs.records import MAX_TOKENS
+from assess.scope.logs.timestamps import MAX_NS, MIN_NS, datetime_to_ns
 from assess.scope.models import ScopeFilter
 
 
@@ -57,6 +59,24 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+def window_ns(scope: ScopeFilter) -> tuple[int, int]:
+    """Return the window as (first, last) UTC nanoseconds, both included, within int64.
+
+    A window's ends are datetimes (microseconds): the end includes its whole microsecond, as an
+    instant read from a log is compared at nanoseconds (a bare ``--until`` date is 23:59:59.999999,
+    so the whole day: :func:`end_of_day`). Clamping to int64 is exact: no timestamp read lies
+    outside it (:data:`~assess.scope.logs.timestamps.MIN_NS`), so ``--until 2300-01-01`` compares.
+    """
+    since, until = datetime_to_ns(_utc(scope.since)), datetime_to_ns(_utc(scope.until)) + 999
+    return max(since, MIN_NS), min(until, MAX_NS)
+
+
+def threshold(scope: ScopeFilter) -> int:
+    """Return the prompt-token threshold within int64 (exact: no count read exceeds it)."""
+    return min(scope.min_prompt_tokens, MAX_TOKENS)
+
+
 def end_of_day(day: datetime) -> datetime:
-    """Return 23:59:59 UTC of ``day`` (a bare ``--until`` date includes the whole day)."""
-    return datetime.combine(day.date(), time(23, 59, 59), tzinfo=UTC)
+    """Return 23:59:59.999999 UTC of ``day`` (a bare ``--until`` date includes the whole day,
+    to its last nanosecond: see :func:`window_ns`)."""
+    return datetime.combine(day.date(), time(23, 59, 59, 999_999), tzinfo=UTC)

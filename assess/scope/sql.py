@@ -31,8 +31,8 @@ from typing import Any
 
 from assess.kernel.errors import UsageError
 from assess.scope.fields import CANONICAL_FIELDS, INTEGER_FIELDS
+from assess.scope.filter import threshold, window_ns
 from assess.scope.logs.presets import Condition, Preset
-from assess.scope.logs.timestamps import datetime_to_ns
 from assess.scope.models import ScopeFilter
 
 #: ``--emit-sql`` dialects and sqlglot's name for each.
@@ -59,6 +59,9 @@ _ISO = (
 _ISO_PARTS = ("y", "mo", "d", "h", "mi", "s", "frac", "zone")
 _NUMBER = r"^\s*-?\d+(?:\.\d+)?\s*$"
 _INTEGER = r"^\s*-?\d+\s*$"
+_WHOLE = r"^\s*(-?\d+)"
+_FRACTION = r"\.(\d+)"
+_NEGATIVE = r"^\s*-"
 _COUNT = r"^[0-9]+(?:\.0)?$"
 _DIGITS = r"^([0-9]+)"
 _NOT_BLANK = r"\S"
@@ -160,10 +163,22 @@ def _epoch_ns(fmt: str) -> str:
         f"CASE WHEN ABS({number}) <= {_MAX} / ({scale}) "
         f"THEN TRY_CAST(TRIM(ts_raw) AS BIGINT) * ({scale}) END"
     )
+    # a fraction is read from its digits (as timestamps.parse_epoch reads decimal text): the
+    # units' digits of it, the rest dropped; never through a DOUBLE, which rounds 100 ns away
+    digits = (
+        f"CASE WHEN ({scale}) = 1000000000 THEN 9 WHEN ({scale}) = 1000000 THEN 6 "
+        f"WHEN ({scale}) = 1000 THEN 3 ELSE 0 END"
+    )
+    fraction = (
+        f"COALESCE(TRY_CAST(SUBSTR(RPAD(REGEXP_EXTRACT(ts_raw, {lit(_FRACTION)}, 1), 9, '0'), "
+        f"1, {digits}) AS BIGINT), 0)"
+    )
+    sign = f"CASE WHEN REGEXP_MATCHES(ts_raw, {lit(_NEGATIVE)}) THEN -1 ELSE 1 END"
+    units = f"TRY_CAST(REGEXP_EXTRACT(ts_raw, {lit(_WHOLE)}, 1) AS BIGINT)"
     return (
         f"CASE WHEN REGEXP_MATCHES(ts_raw, {lit(_INTEGER)}) THEN {whole} "
         f"WHEN ABS({number} * ({scale})) < 9e18 "
-        f"THEN CAST(ROUND({number} * ({scale})) AS BIGINT) END"
+        f"THEN {units} * ({scale}) + ({sign}) * {fraction} END"
     )
 
 
@@ -221,7 +236,7 @@ def definition(preset: Preset, scope: ScopeFilter, table: str, column: str) -> s
             "Scope these logs with `assess scope` on the files.",
         )
     ctes = [_fields(preset, table, column), _typed(preset), _classified(scope)]
-    return "\nWITH " + ",\n".join(ctes) + "\n" + _select(scope.min_prompt_tokens)
+    return "\nWITH " + ",\n".join(ctes) + "\n" + _select(threshold(scope))
 
 
 def _fields(preset: Preset, table: str, column: str) -> str:
@@ -273,7 +288,7 @@ def _typed(preset: Preset) -> str:
 def _classified(scope: ScopeFilter) -> str:
     """CTEs c (each record's outcome, in the order of records.classify) and kept (in scope)."""
     names = ", ".join(lit(n) for n in scope.model_names)
-    since, until = datetime_to_ns(scope.since), datetime_to_ns(scope.until)
+    since, until = window_ns(scope)
     return f"""c AS (
   SELECT *,
     CASE WHEN NOT ok THEN 'skip:not a JSON object'

@@ -148,3 +148,16 @@ def _foreign_column(responses: Any, prompts: Any) -> pa.Array:
         ]
         found = pc.replace_with_mask(found, maybe, pa.array(kinds, text))
     return found
+
+
+def exact_sum(values: Any) -> int:
+    """Return the exact sum of an int64 array of non-negative counts (nulls ignored).
+
+    ``pc.sum`` wraps around past 2**63 (one count of 2**63-1 and another made the disclosed
+    total negative): the high and low 32 bits are summed apart, each sum far from overflowing.
+    """
+    if len(values) == values.null_count:
+        return 0
+    high = pc.sum(pc.shift_right(values, 32)).as_py() or 0
+    low = pc.sum(pc.bit_wise_and(values, 0xFFFFFFFF)).as_py() or 0
+    return int(high) * (1 << 32) + int(low)

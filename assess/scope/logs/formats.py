@@ -21,6 +21,13 @@ from assess.scope.logs.sources import MAX_LINE_BYTES, OVERLONG, line_blocks
 
 CHUNK = 1 << 20
 _MAX_ELEMENT = 64 << 20
+#: The most digits an integer in a JSON array is read with (Python refuses to convert more than
+#: 4,300; a longer one is kept as its text, which the token and timestamp checks refuse by name).
+MAX_INT_DIGITS = 40
+
+
+def _bounded_int(text: str) -> int | str:
+    return int(text) if len(text) <= MAX_INT_DIGITS else text
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,7 @@ def json_array_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
     A malformed element ends the file (the rest cannot be resynchronised): it is reported once,
     at the line where it starts.
     """
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_int=_bounded_int)
     text_of = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
     buf, pos, line, eof, opened = "", 0, 1, False, False
     while True:
@@ -92,6 +99,9 @@ def json_array_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
             return
         try:
             value, end = decoder.raw_decode(buf, pos)
+        except RecursionError:  # orjson's limit for a line is 1,024 levels; Python's is lower
+            yield line, Bad("JSON array element nested too deep; the rest of the file is not read")
+            return
         except json.JSONDecodeError:
             if not eof and len(buf) - pos < _MAX_ELEMENT:
                 chunk = stream.read(CHUNK)

@@ -16,7 +16,7 @@ import orjson
 from assess.scope.fields import ROW_FIELDS
 from assess.scope.logs.paths import MISSING, get_path
 from assess.scope.logs.presets import Preset
-from assess.scope.logs.timestamps import parse_timestamp
+from assess.scope.logs.timestamps import check_timestamp
 
 
 @dataclass(frozen=True)
@@ -137,9 +137,11 @@ def classify(
         return Outcome(skip="no timestamp and no model: not a request record")
     if raw_ts is None:
         return Outcome(skip="missing timestamp")
-    moment = parse_timestamp(raw_ts, preset.timestamp_format)
+    moment, refused = check_timestamp(raw_ts, preset.timestamp_format)
     if moment is None:
-        return Outcome(skip=f"unparseable timestamp {_short(raw_ts)!r}")
+        if refused == "unparseable":
+            return Outcome(skip=f"unparseable timestamp {_short(raw_ts)!r}")
+        return Outcome(skip=f"timestamp {_short(raw_ts)!r} {refused}")
     tokens, why = check_tokens(values["prompt_tokens"])
     if why is not None:
         shown = _short(values["prompt_tokens"])

@@ -7,8 +7,10 @@ integer count of nanoseconds (UTC) before anything compares it. No zone means UT
 
 from __future__ import annotations
 
+import math
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
+from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from typing import Literal
 
 import pyarrow as pa
@@ -20,29 +22,41 @@ _ISO = re.compile(
     r"^\s*(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9})\d*)?)?)?"
     r"\s*(Z|z|UTC|[+-]\d{2}(?::?\d{2})?)?\s*$"
 )
-_NUMBER = re.compile(r"^\s*-?\d+(?:\.\d+)?\s*$")
+_NUMBER = re.compile(r"^\s*-?\d{1,40}(?:\.\d+)?\s*$")
+#: Instants are int64 nanoseconds (Arrow's ``timestamp[ns]``), so a readable timestamp lies in
+#: 1677-09-21T00:12:43.145224192Z .. 2262-04-11T23:47:16.854775807Z; one outside is a skipped
+#: record with that reason (see :func:`check_timestamp`), never an overflow.
+MIN_NS = -(1 << 63)
+MAX_NS = (1 << 63) - 1
+OUT_OF_RANGE = "out of range (instants from 1677-09-21 to 2262-04-11 UTC are read)"
 _SCALE = {"epoch_s": 10**9, "epoch_ms": 10**6, "epoch_us": 10**3, "epoch_ns": 1}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _epoch_unit(value: float) -> int:
+def _epoch_unit(value: float | int | Decimal) -> int:
     """Guess the unit of an epoch number from its magnitude; return ns per unit."""
-    size = abs(value)
-    if size < 1e11:  # seconds until the year 5138
+    size = Decimal(abs(value)) if isinstance(value, Decimal) else abs(value)
+    if size < 10**11:  # seconds until the year 5138
         return 10**9
-    if size < 1e14:
+    if size < 10**14:
         return 10**6
-    if size < 1e17:
+    if size < 10**17:
         return 10**3
     return 1
 
 
-def parse_epoch(value: float | int, fmt: TimestampFormat = "auto") -> int:
-    """Return nanoseconds for an epoch number in ``fmt`` (``auto``: by magnitude)."""
+def parse_epoch(value: float | int | Decimal, fmt: TimestampFormat = "auto") -> int:
+    """Return nanoseconds for an epoch number in ``fmt`` (``auto``: by magnitude), exactly.
+
+    A float is taken as the decimal text it prints as (``repr``), not its binary value, and
+    digits past the nanosecond are dropped (as in ISO text), never rounded up across an edge.
+    The result may lie outside int64: :func:`check_timestamp` says so.
+    """
     scale = _epoch_unit(value) if fmt in ("auto", "iso") else _SCALE[fmt]
     if isinstance(value, int):
         return value * scale
-    return round(value * scale)
+    exact = value if isinstance(value, Decimal) else Decimal(repr(value))
+    return int((exact * scale).to_integral_value(ROUND_DOWN))
 
 
 def parse_iso(text: str) -> int | None:
@@ -78,15 +92,43 @@ def parse_iso(text: str) -> int | None:
 _ONE_SECOND = datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC) - _EPOCH
 
 
+def check_timestamp(value: object, fmt: TimestampFormat = "auto") -> tuple[int | None, str]:
+    """Return (UTC nanoseconds, "") for ``value``, or (None, why it is refused).
+
+    The one checked path for record timestamps: ISO strings, epoch numbers and numeric strings
+    (read as decimal text, exactly), datetimes. Refused: what is not a timestamp in ``fmt``
+    ("unparseable") and instants outside int64 nanoseconds (:data:`OUT_OF_RANGE`).
+    """
+    nanos = _unbounded(value, fmt)
+    if nanos is None:
+        return None, "unparseable"
+    if not MIN_NS <= nanos <= MAX_NS:
+        return None, OUT_OF_RANGE
+    return nanos, ""
+
+
 def parse_timestamp(value: object, fmt: TimestampFormat = "auto") -> int | None:
     """Return UTC nanoseconds for ``value`` (ISO string, epoch number or numeric string).
 
-    Returns None when the value cannot be read as a timestamp in ``fmt``.
+    Returns None when the value cannot be read as a timestamp in ``fmt`` or lies outside int64
+    nanoseconds (:func:`check_timestamp` says which).
     """
+    return check_timestamp(value, fmt)[0]
+
+
+def parse_instant(value: str) -> int | None:
+    """Return UTC nanoseconds of an option's text (ISO 8601 or epoch), not bounded to int64:
+    a window may reach past any readable instant (``--until 2300-01-01``)."""
+    return _unbounded(value, "auto")
+
+
+def _unbounded(value: object, fmt: TimestampFormat) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return None if fmt == "iso" else parse_epoch(value, fmt)
+        if fmt == "iso" or (isinstance(value, float) and not math.isfinite(value)):
+            return None
+        return parse_epoch(value, fmt)
     if isinstance(value, datetime):
         moment = value if value.tzinfo else value.replace(tzinfo=UTC)
         delta = moment - _EPOCH
@@ -94,7 +136,10 @@ def parse_timestamp(value: object, fmt: TimestampFormat = "auto") -> int | None:
     if not isinstance(value, str):
         return None
     if fmt != "iso" and _NUMBER.match(value):
-        number: float | int = float(value) if "." in value else int(value)
+        try:
+            number: Decimal | int = Decimal(value.strip()) if "." in value else int(value)
+        except (InvalidOperation, ValueError):
+            return None
         return parse_epoch(number, fmt)
     if fmt not in ("auto", "iso"):
         return None
@@ -102,10 +147,12 @@ def parse_timestamp(value: object, fmt: TimestampFormat = "auto") -> int | None:
 
 
 def ns_to_datetime(nanos: int) -> datetime:
-    """Return the UTC datetime (microsecond precision) of ``nanos``."""
-    return datetime.fromtimestamp(nanos // 10**9, tz=UTC).replace(
-        microsecond=(nanos % 10**9) // 1000
-    )
+    """Return the UTC datetime (microsecond precision, rounded down) of ``nanos``.
+
+    Raises:
+        OverflowError: outside the years 1..9999.
+    """
+    return _EPOCH + timedelta(microseconds=nanos // 1000)
 
 
 def ns_to_date(nanos: int) -> date:
@@ -114,8 +161,8 @@ def ns_to_date(nanos: int) -> date:
 
 
 def datetime_to_ns(moment: datetime) -> int:
-    """Return UTC nanoseconds of ``moment`` (naive means UTC)."""
-    result = parse_timestamp(moment)
+    """Return UTC nanoseconds of ``moment`` (naive means UTC), not bounded to int64."""
+    result = _unbounded(moment, "auto")
     assert result is not None
     return result
 
@@ -127,19 +174,26 @@ def parse_array(values: pa.Array, fmt: TimestampFormat = "auto") -> pa.Array | N
     value (which also finds the rows that cannot be parsed at all).
     """
     kind = values.type
+    try:
+        return _array(values, kind, fmt)
+    except (pa.ArrowInvalid, OverflowError):  # out of int64 ns somewhere: value by value
+        return None
+
+
+def _array(values: pa.Array, kind: pa.DataType, fmt: TimestampFormat) -> pa.Array | None:
     if pa.types.is_timestamp(kind):  # Parquet: an instant (or naive wall-clock, taken as UTC)
         return values.cast(pa.timestamp("ns", tz=kind.tz)).cast(pa.int64())
     if pa.types.is_integer(kind) and fmt != "iso":
         ints = values.cast(pa.int64())
         if fmt != "auto":
-            return pc.multiply(ints, _SCALE[fmt])
+            return pc.multiply_checked(ints, _SCALE[fmt])
         size = pc.abs(ints)
         scale = pc.if_else(
             pc.less(size, 10**11),
             10**9,
             pc.if_else(pc.less(size, 10**14), 10**6, pc.if_else(pc.less(size, 10**17), 1000, 1)),
         )
-        return pc.multiply(ints, scale)
+        return pc.multiply_checked(ints, scale)
     if (pa.types.is_string(kind) or pa.types.is_large_string(kind)) and fmt in ("auto", "iso"):
         for target in (pa.timestamp("ns", tz="UTC"), pa.timestamp("ns")):
             try:
