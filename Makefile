@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-test
+# `make demo` needs the runtime dependencies only (no test tools: about half the venv's size)
+RUNTIME := $(VENV)/.installed-runtime
 
 .PHONY: demo test lint typecheck bench readme-images clean jvm docs
 
@@ -15,7 +17,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+$(RUNTIME): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUNTIME)
+
+demo: $(RUNTIME)
 	$(BIN)/assess demo --out assess-demo
 
 lint: $(STAMP)

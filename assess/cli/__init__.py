@@ -116,7 +116,8 @@ def _command_in(argv: list[str]) -> str | None:
 def main() -> None:
     """Console-script entry point (process tuning: :mod:`assess.cli._runtime`)."""
     command = _command_in(sys.argv[1:])
-    _runtime.before_imports(command)
+    asks_help = bool({"--help", "-h"} & set(sys.argv[1:]))
+    _runtime.before_imports(None if asks_help else command)  # help reads no logs: no pyarrow
     application = build_app(command)
     _runtime.after_imports()
     try:

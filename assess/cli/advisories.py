@@ -5,10 +5,6 @@ from __future__ import annotations
 import typer
 from rich.table import Column, Table
 
-from assess.advisories.catalogue import get_advisory, load_advisories
-from assess.kernel.model_ids import normalise_model_id
-from assess.kernel.output import stdout_console, to_json
-
 
 def list_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
@@ -17,6 +13,9 @@ def list_cmd(
 
     Example: assess advisories list
     """
+    from assess.advisories.catalogue import load_advisories
+    from assess.kernel.output import stdout_console, to_json
+
     catalogue = load_advisories()
     if json_out:
         typer.echo(
@@ -55,6 +54,10 @@ def show_cmd(
 
     Example: assess advisories show glm-5.3-kv-leak
     """
+    from assess.advisories.catalogue import get_advisory
+    from assess.kernel.model_ids import normalise_model_id
+    from assess.kernel.output import stdout_console, to_json
+
     adv = get_advisory(advisory_id)
     if json_out:
         document = {"schema_version": 1, "kind": "assess.advisory"}

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from assess.deploy.api import check_deployment
-from assess.deploy.models import DeployCheckResult, NodeReport
-from assess.kernel.atomic import write_text_or_stdout
-from assess.kernel.output import stdout_console, to_json
+if TYPE_CHECKING:
+    from assess.deploy.models import DeployCheckResult, NodeReport
 
 HELP = """Check SGLang/vLLM startup logs: does every node's KV pool cover the context it serves?
 
@@ -52,6 +52,10 @@ def register(app: typer.Typer) -> None:
             "", "--model", metavar="ID", help="The model these nodes serve (for score)."
         ),
     ) -> None:
+        from assess.deploy.api import check_deployment
+        from assess.kernel.atomic import write_text_or_stdout
+        from assess.kernel.output import stdout_console, to_json
+
         result = check_deployment(
             logs or [],
             nodes=node,

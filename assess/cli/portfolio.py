@@ -6,10 +6,6 @@ from pathlib import Path
 
 import typer
 
-from assess.kernel.atomic import write_text, write_text_or_stdout
-from assess.kernel.output import stdout_console, to_json
-from assess.portfolio.api import build_portfolio
-
 PORTFOLIO_JSON = "portfolio.json"
 PORTFOLIO_HTML = "portfolio.html"
 
@@ -48,6 +44,9 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Rank many vendors (see HELP)."""
+        from assess.kernel.atomic import write_text, write_text_or_stdout
+        from assess.kernel.output import stdout_console, to_json
+        from assess.portfolio.api import build_portfolio
         from assess.portfolio.html import render_html
         from assess.portfolio.render import print_portfolio
 

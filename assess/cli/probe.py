@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from assess.cli import lab
-from assess.kernel.atomic import write_text, write_text_or_stdout
 from assess.kernel.errors import OutputError, UsageError
-from assess.kernel.output import stdout_console, to_json
-from assess.probe.api import DEFAULT_KEY_ENV, check_outcome, probe_setup
-from assess.probe.junit import probe_junit
-from assess.probe.models import ProbeResult
-from assess.probe.result import probe_endpoint
-from assess.probe.run import ProbeConfig, estimate_cost
+
+if TYPE_CHECKING:  # the probe core (and the openai SDK) is imported when the command runs
+    from assess.probe.config import ProbeAccount
+    from assess.probe.models import ProbeResult
+    from assess.probe.run import ProbeConfig
+
+#: the variable holding account A's key (assess.probe.api.DEFAULT_KEY_ENV; a test holds them equal)
+DEFAULT_KEY_ENV = "ASSESS_API_KEY"
 
 
 def _check_writable(path: str | None, option: str) -> None:
@@ -41,6 +43,8 @@ def _check_writable(path: str | None, option: str) -> None:
 
 
 def _print(result: ProbeResult) -> None:
+    from assess.kernel.output import stdout_console
+
     console = stdout_console()
     console.print(
         f"probe {result.run_id}: {result.endpoint} model {result.model}, mode {result.mode}, "
@@ -119,6 +123,8 @@ def _confirm_cost(
     config: ProbeConfig, yes: bool, prices: tuple[float | None, float | None]
 ) -> None:
     """Print boundary mode's cost estimate; without --yes, stop before anything is sent."""
+    from assess.probe.run import estimate_cost
+
     estimate = estimate_cost(config).describe(*prices)
     typer.echo(f"boundary mode: this run sends {estimate}.", err=True)
     if not yes:
@@ -162,6 +168,9 @@ def probe_cmd(
     Example: assess probe --base-url http://127.0.0.1:8000/v1 --model lab-glm-5.3
     --long-prompt-tokens 400 --yes --json probe.json
     """
+    from assess.probe.api import probe_setup
+    from assess.probe.run import ProbeConfig
+
     options = ProbeConfig(
         base_url=base_url, model=model, rounds=rounds, probes_per_round=probes_per_round,
         concurrency=concurrency, timeout_s=timeout, fragment_chars=fragment_chars,
@@ -174,7 +183,19 @@ def probe_cmd(
     _check_writable(junit_out, "--junit")
     if long_prompt_tokens:
         _confirm_cost(config, yes, (input_price, output_price))
-    result, state, runner = probe_endpoint(config, account_a, account_b)
+    _run(config, (account_a, account_b), json_out, junit_out)
+
+
+def _run(config: ProbeConfig, accounts: tuple[ProbeAccount, ProbeAccount], json_out: str | None,
+         junit_out: str | None) -> None:  # fmt: skip
+    """Run the probe, write its evidence, print it and exit with its outcome."""
+    from assess.kernel.atomic import write_text, write_text_or_stdout
+    from assess.kernel.output import to_json
+    from assess.probe.api import check_outcome
+    from assess.probe.junit import probe_junit
+    from assess.probe.result import probe_endpoint
+
+    result, state, runner = probe_endpoint(config, *accounts)
     if json_out:
         write_text_or_stdout(json_out, runner.redact(to_json(result)))
     if junit_out:

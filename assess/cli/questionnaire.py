@@ -6,22 +6,16 @@ import datetime as dt
 import json
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-import yaml
 
-from assess.advisories.catalogue import load_advisories
-from assess.kernel.atomic import write_bytes, write_text_or_stdout
 from assess.kernel.errors import UsageError
-from assess.kernel.output import stdout_console, to_json
-from assess.vendor.answers import AnswerSet
-from assess.vendor.answers_file import load_answers, load_answers_and_bank
-from assess.vendor.bank import load_questionnaire
-from assess.vendor.diff import diff_answers
-from assess.vendor.render import print_diff, print_validation
-from assess.vendor.schema import answers_schema
-from assess.vendor.sheet_write import to_csv, to_xlsx
-from assess.vendor.template import answers_template
+
+if TYPE_CHECKING:
+    from assess.vendor.answers import AnswerSet
+
+# The commands import what they use when they run: `--help` loads none of it.
 
 _Q_HELP = "Questionnaire id or file (default: llm-inference-isolation)."
 
@@ -35,6 +29,8 @@ class SheetFormat(StrEnum):
 
 def answers_yaml(answers: AnswerSet) -> str:
     """Return checked answers as an answers file (YAML)."""
+    import yaml
+
     body = {
         "schema_version": 1,
         "kind": "assess.answers",
@@ -63,6 +59,10 @@ def new_cmd(
 
     Example: assess questionnaire new --out answers.yaml --vendor "Example AI"
     """
+    from assess.kernel.atomic import write_text_or_stdout
+    from assess.vendor.bank import load_questionnaire
+    from assess.vendor.template import answers_template
+
     try:
         day = dt.date.fromisoformat(date) if date else dt.datetime.now(dt.UTC).date()
     except ValueError:
@@ -88,6 +88,11 @@ def export_cmd(
 
     Example: assess questionnaire export --format xlsx --out questionnaire.xlsx
     """
+    from assess.kernel.atomic import write_bytes, write_text_or_stdout
+    from assess.vendor.answers_file import load_answers_and_bank
+    from assess.vendor.bank import load_questionnaire
+    from assess.vendor.sheet_write import to_csv, to_xlsx
+
     if answers is not None:
         bank, given = load_answers_and_bank(answers, questionnaire)
     else:
@@ -109,6 +114,10 @@ def import_cmd(
 
     Example: assess questionnaire import filled.xlsx --out answers.yaml
     """
+    from assess.kernel.atomic import write_text_or_stdout
+    from assess.vendor.answers_file import load_answers
+    from assess.vendor.bank import load_questionnaire
+
     if sheet.suffix.lower() not in {".xlsx", ".csv"}:
         raise UsageError(f"{sheet}: import reads .xlsx or .csv files", "Export one first.")
     checked = load_answers(sheet, load_questionnaire(questionnaire))
@@ -123,6 +132,10 @@ def validate_cmd(
 
     Example: assess questionnaire validate samples/vendors/evasive.yaml
     """
+    from assess.kernel.output import stdout_console
+    from assess.vendor.answers_file import load_answers_and_bank
+    from assess.vendor.render import print_validation
+
     bank, checked = load_answers_and_bank(answers, questionnaire)
     print_validation(bank, checked, stdout_console())
 
@@ -134,6 +147,9 @@ def schema_cmd(
 
     Example: assess questionnaire schema > answers.schema.json
     """
+    from assess.vendor.bank import load_questionnaire
+    from assess.vendor.schema import answers_schema
+
     schema = answers_schema(load_questionnaire(questionnaire))
     typer.echo(json.dumps(schema, indent=2, ensure_ascii=False))
 
@@ -150,6 +166,13 @@ def diff_cmd(
 
     Example: assess questionnaire diff samples/vendors/incident-like.yaml answers-2026-11.yaml
     """
+    from assess.advisories.catalogue import load_advisories
+    from assess.kernel.atomic import write_text_or_stdout
+    from assess.kernel.output import stdout_console, to_json
+    from assess.vendor.answers_file import load_answers, load_answers_and_bank
+    from assess.vendor.diff import diff_answers
+    from assess.vendor.render import print_diff
+
     bank, before = load_answers_and_bank(old, questionnaire)
     after = load_answers(new, bank)
     result = diff_answers(bank, before, after, load_advisories())

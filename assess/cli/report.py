@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from assess.kernel.output import progress_bar
 from assess.kernel.resources import data_dir
-from assess.report.api import review
-from assess.report.files import DEFAULT_FORMATS, FORMATS, parse_formats, write_review
-from assess.report.inputs import ReportRequest, display_path
+
+if TYPE_CHECKING:  # the report core (pandas, weasyprint) is imported when a command runs
+    from assess.report.inputs import ReportRequest
+
+#: the formats written without --format (assess.report.files.DEFAULT_FORMATS; a test holds them
+#: equal)
+DEFAULT_FORMATS = ("html", "pdf", "json")
 
 #: The shipped samples `assess demo` reviews: an incident-like vendor and its evidence.
 DEMO_VENDOR = "vendors/incident-like.yaml"
@@ -45,6 +49,7 @@ DEMO_HELP = (
 
 def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
     """Return the command as a canonical argument list, paths shown as in the review."""
+    from assess.report.inputs import display_path
 
     def shown(path: Path | str) -> str:
         return display_path(path, req.cwd)
@@ -84,10 +89,17 @@ def run_report(req: ReportRequest, out: Path, formats: tuple[str, ...]) -> None:
     Raises:
         AssessError: from any input, or when an output cannot be written.
     """
-    with progress_bar("reading request logs") as progress:
+    from assess.kernel.output import progress_bar, step
+    from assess.report.api import review
+    from assess.report.files import write_review
+
+    # progress on stderr, only on a terminal: the inputs (a bar while logs are read), then the
+    # writing (the PDF is most of a run's time)
+    with progress_bar("reading the inputs and request logs") as progress:
         done = review(replace(req, progress=progress))
     report = done.report
-    written = write_review(report, out, formats, command_line(req, formats), done.affected_rows)
+    with step(f"writing the review ({', '.join(formats)}) to {out}"):
+        written = write_review(report, out, formats, command_line(req, formats), done.affected_rows)
     counts = ", ".join(f"{n} {s}" for s, n in report.scoring.severity_counts.items() if n)
     typer.echo(
         f"Vendor review of {report.vendor.name}: {report.tier.upper()} risk, score "
@@ -201,6 +213,9 @@ def report_cmd(
     previous: Path | None = _PREVIOUS,
 ) -> None:
     """Write the vendor review (see REPORT_HELP)."""
+    from assess.report.files import parse_formats
+    from assess.report.inputs import ReportRequest
+
     formats = parse_formats(fmt)
     req = ReportRequest(
         questionnaire=questionnaire,
@@ -233,6 +248,8 @@ def demo_cmd(
     out: Path = _DEMO_OUT,
 ) -> None:
     """Review the shipped samples (see DEMO_HELP)."""
+    from assess.report.files import FORMATS
+
     typer.echo(
         "Demo: the probe evidence is a simulation, a run against the local lab "
         "(127.0.0.1), not the vendor's service; the review labels it and does not score it."
@@ -249,6 +266,8 @@ def register(app: typer.Typer) -> None:
 
 def demo_request() -> ReportRequest:
     """Return the report request for the shipped samples (missing ones are left out)."""
+    from assess.report.inputs import ReportRequest
+
     samples = data_dir("samples")
     logs = samples / DEMO_LOGS
     probe = samples / DEMO_PROBE

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import typer
 
-from assess.kernel.atomic import write_text
 from assess.kernel.errors import UsageError
 
 NEW_HELP = (
@@ -40,6 +39,7 @@ def register(app: typer.Typer) -> None:
         force: bool = typer.Option(False, "--force", help="Overwrite PATH if it exists."),
     ) -> None:
         """Write the review file template (see NEW_HELP)."""
+        from assess.kernel.atomic import write_text
         from assess.report.review_template import from_review, review_template
 
         if path.exists() and not force:

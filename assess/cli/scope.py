@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from assess.kernel.atomic import write_text_or_stdout
 from assess.kernel.errors import UsageError
-from assess.kernel.output import progress_bar, stderr_console, stdout_console, to_json
-from assess.scope.api import ScopeRun, scope_engine_run, scope_run
-from assess.scope.api import emit_sql as emit_query
-from assess.scope.ids import ids_csv_text, ids_rows
-from assess.scope.models import ScopeResult
+
+if TYPE_CHECKING:  # the command imports the scope core when it runs: `--help` does not
+    from assess.scope.api import ScopeRun
+    from assess.scope.models import ScopeResult
 
 HELP = """Scope your exposure to an incident from your own request logs.
 
@@ -38,6 +36,8 @@ BigQuery; --from-engine-results FILE turns its exported result into this command
 
 
 def _ids_csv(run: ScopeRun) -> str:
+    from assess.scope.ids import ids_csv_text, ids_rows
+
     return ids_csv_text(list(ids_rows(run.affected_rows())))
 
 
@@ -252,6 +252,9 @@ def scope_cmd(
             "scope: give LOGS (files or globs), --emit-sql DIALECT or --from-engine-results",
             "Example: assess scope 'logs/*.ndjson.gz'",
         )
+    from assess.kernel.output import progress_bar
+    from assess.scope.api import scope_run
+
     with progress_bar("scope") as progress:
         run = scope_run(
             logs,
@@ -287,6 +290,9 @@ def _engine_mode(
     outputs: tuple[int | None, str | None, str | None],
 ) -> None:
     """--emit-sql: print the query; --from-engine-results: scope the engine's result. Exits."""
+    from assess.scope.api import emit_sql as emit_query
+    from assess.scope.api import scope_engine_run
+
     platform_requests, ids_csv, json_out = outputs
     if dialect is not None:
         if results is not None:
@@ -305,6 +311,9 @@ def _engine_mode(
 def _finish(run: ScopeRun, ids_csv: str | None, json_out: str | None, explain: bool) -> None:
     """Write the ids CSV and JSON, print the tables (and how each file was read, with
     ``explain``), exit with the result's code."""
+    from assess.kernel.atomic import write_text_or_stdout
+    from assess.kernel.output import stderr_console, stdout_console, to_json
+
     result = run.result
     if ids_csv is not None:
         write_text_or_stdout(ids_csv, _ids_csv(run))

@@ -6,12 +6,6 @@ from pathlib import Path
 
 import typer
 
-from assess.kernel.atomic import write_text_or_stdout
-from assess.kernel.common import parse_fail_on
-from assess.kernel.output import stdout_console, to_json
-from assess.vendor.api import score_answers
-from assess.vendor.render import print_score
-
 
 def register(app: typer.Typer) -> None:
     """Add the `score` command to ``app``."""
@@ -50,6 +44,12 @@ def register(app: typer.Typer) -> None:
 
         Example: assess score samples/vendors/incident-like.yaml --fail-on high
         """
+        from assess.kernel.atomic import write_text_or_stdout
+        from assess.kernel.common import parse_fail_on
+        from assess.kernel.output import stdout_console, to_json
+        from assess.vendor.api import score_answers
+        from assess.vendor.render import print_score
+
         threshold = parse_fail_on(fail_on) if fail_on else None
         result = score_answers(
             answers,

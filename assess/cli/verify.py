@@ -6,9 +6,6 @@ from pathlib import Path
 
 import typer
 
-from assess.kernel.atomic import write_text_or_stdout
-from assess.kernel.output import stdout_console, to_json
-
 HELP = """Verify a review folder written by `assess report`: re-hash every file its manifest.json
 lists (the outputs in DIR; the inputs under --inputs, default the current folder, shipped samples
 from the installation), check that the report.json attached to the PDF is report.json, that the
@@ -38,6 +35,8 @@ def register(app: typer.Typer) -> None:
             None, "--json", metavar="PATH|-", help="Write the checks as JSON (- for stdout only)."
         ),
     ) -> None:
+        from assess.kernel.atomic import write_text_or_stdout
+        from assess.kernel.output import stdout_console, to_json
         from assess.report.verify import verify_review
 
         result = verify_review(folder, inputs, check_inputs=not no_inputs)

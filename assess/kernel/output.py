@@ -40,6 +40,17 @@ def _noop(done: int, total: int | None) -> None:
 
 
 @contextmanager
+def step(description: str) -> Iterator[None]:
+    """Show ``description`` with a spinner on stderr while a long step runs; nothing when stderr
+    is not a TTY (CI, a pipe, a file). Not inside a :func:`progress_bar` (one live display)."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    with stderr_console().status(description):
+        yield
+
+
+@contextmanager
 def progress_bar(description: str, unit_bytes: bool = True) -> Iterator[ProgressCallback]:
     """Yield a progress callback drawing a bar on stderr, or a no-op when stderr is not a TTY."""
     if not sys.stderr.isatty():
