@@ -84,6 +84,7 @@ COMMAND_MODULES: dict[str, str] = {
     "report": "assess.cli.report",
     "demo": "assess.cli.report",
     "verify": "assess.cli.verify",
+    "keys": "assess.cli.keys",
     "review": "assess.cli.review",
     "portfolio": "assess.cli.portfolio",
 }

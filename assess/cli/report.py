@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from assess.cli.keys import PASSPHRASE_ENV, load_signing_key
 from assess.kernel.resources import data_dir
 
 if TYPE_CHECKING:  # the report core (pandas, weasyprint) is imported when a command runs
+    from assess.report.files import Signing
     from assess.report.inputs import ReportRequest
 
 #: the formats written without --format (assess.report.files.DEFAULT_FORMATS; a test holds them
@@ -83,7 +85,9 @@ def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
     return args
 
 
-def run_report(req: ReportRequest, out: Path, formats: tuple[str, ...]) -> None:
+def run_report(
+    req: ReportRequest, out: Path, formats: tuple[str, ...], signing: Signing | None = None
+) -> None:
     """Gather, build, write and print what was written (shared by `report` and `demo`).
 
     Raises:
@@ -99,7 +103,9 @@ def run_report(req: ReportRequest, out: Path, formats: tuple[str, ...]) -> None:
         done = review(replace(req, progress=progress))
     report = done.report
     with step(f"writing the review ({', '.join(formats)}) to {out}"):
-        written = write_review(report, out, formats, command_line(req, formats), done.affected_rows)
+        written = write_review(
+            report, out, formats, command_line(req, formats), done.affected_rows, signing
+        )
     counts = ", ".join(f"{n} {s}" for s, n in report.scoring.severity_counts.items() if n)
     typer.echo(
         f"Vendor review of {report.vendor.name}: {report.tier.upper()} risk, score "
@@ -116,6 +122,11 @@ def run_report(req: ReportRequest, out: Path, formats: tuple[str, ...]) -> None:
     typer.echo("Wrote:")
     for path in written.paths:
         typer.echo(f"  {path}")
+    if signing is not None:
+        from assess.report.signing import keyid_of
+
+        typer.echo(f"Signed by {keyid_of(signing.key.public_key())}: check with "
+                   f"assess verify {out} --key PUB")  # fmt: skip
     for path in written.removed:
         typer.echo(f"Removed {path}: left by an earlier review, not part of this one")
 
@@ -194,6 +205,16 @@ _PREVIOUS = typer.Option(
     help="An earlier review's folder (or its report.json): the remediation plan shows "
     "what moved since.",
 )
+_SIGN = typer.Option(
+    None,
+    "--sign",
+    metavar="KEY",
+    help="Sign the review with this private key (`assess keys new`): review.intoto.jsonl, "
+    "an in-toto statement of every file in a DSSE envelope, beside manifest.json.",
+)
+_SIGNER = typer.Option(
+    None, "--signer", metavar="NAME", help="Who signs, recorded in the signed statement."
+)
 
 
 def report_cmd(
@@ -211,12 +232,18 @@ def report_cmd(
     period: str | None = _PERIOD,
     review_file: Path | None = _REVIEW_FILE,
     previous: Path | None = _PREVIOUS,
+    sign: Path | None = _SIGN,
+    signer: str | None = _SIGNER,
+    passphrase_env: str | None = PASSPHRASE_ENV,
 ) -> None:
     """Write the vendor review (see REPORT_HELP)."""
-    from assess.report.files import parse_formats
+    from assess.report.files import Signing, parse_formats
     from assess.report.inputs import ReportRequest
 
     formats = parse_formats(fmt)
+    signing = None
+    if sign is not None:  # read before the review is built: a wrong passphrase fails fast
+        signing = Signing(key=load_signing_key(sign, passphrase_env), name=signer)
     req = ReportRequest(
         questionnaire=questionnaire,
         logs=logs,
@@ -231,7 +258,7 @@ def report_cmd(
         review=review_file,
         previous=previous,
     )
-    run_report(req, out, formats)
+    run_report(req, out, formats, signing)
 
 
 # Options, named once here so the command's signature stays one line per option.

@@ -3,20 +3,54 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-HELP = """Verify a review folder written by `assess report`: re-hash every file its manifest.json
-lists (the outputs in DIR; the inputs under --inputs, default the current folder, shipped samples
-from the installation), check that the report.json attached to the PDF is report.json, that the
-findings' points add up, and that the score recomputed from the recorded inputs (with the options
-the manifest's command recorded) is the stated one.
+from assess.kernel.errors import UsageError
 
-Exit codes: 0 every check holds; 1 something differs (each difference listed); 2 bad usage (no
-such folder, no manifest.json).
+if TYPE_CHECKING:
+    from assess.report.signing import PublicKey
 
-Example: assess verify assess-demo
+HELP = """Verify a review folder written by `assess report`.
+
+With --key PUB (or --trusted-keys FILE) the signature comes first: review.intoto.jsonl must be
+signed by a trusted key, and every file in DIR must be one it lists, with the hash it lists: a
+changed, added or removed file fails, whatever manifest.json says. Then every file the manifest
+lists is re-hashed (the outputs in DIR; the inputs under --inputs, default the current folder,
+shipped samples from the installation), the report.json attached to the PDF is compared with
+report.json, the findings' points are added up, and the score is recomputed from the recorded
+inputs (with the options the manifest's command recorded).
+
+Exit codes: 0 every check holds and a trusted key's signature covers every file; 1 something
+differs (each difference listed), or the signature fails; 2 bad usage (no such folder, no
+manifest.json), or nothing is proven: the bundle is unsigned or no key was given, so the files
+agree only with a manifest anyone can rewrite.
+
+Example: assess verify review --key committee.pub
 """
+
+#: What an unchecked signature leaves unproven, printed in place of "every check holds".
+UNPROVEN = (
+    "the files agree with manifest.json, but that proves nothing about who wrote them: anyone "
+    "who edits a file can re-hash the manifest. {why}"
+)
+_WHY = {
+    "unsigned": "The bundle is unsigned (no review.intoto.jsonl); sign it with "
+    "`assess report --sign KEY` and check it with --key PUB.",
+    "not-checked": "The bundle is signed, but no key was given: check it with --key PUB or "
+    "--trusted-keys FILE.",
+}
+_MARK = {"ok": "ok     ", "differs": "DIFFERS", "not-checked": "skipped"}
+
+
+def _trusted(keys: list[Path], trusted_keys: Path | None) -> list[PublicKey]:
+    from assess.report.signing import load_public_keys
+
+    found: list[PublicKey] = []
+    for path in [*keys, *([trusted_keys] if trusted_keys else [])]:
+        found += load_public_keys(path)
+    return found
 
 
 def register(app: typer.Typer) -> None:
@@ -25,6 +59,12 @@ def register(app: typer.Typer) -> None:
     @app.command("verify", help=HELP)
     def verify_cmd(
         folder: Path = typer.Argument(..., metavar="DIR", help="The folder `assess report` wrote."),
+        key: list[Path] = typer.Option(
+            [], "--key", metavar="PUB", help="A trusted public key (repeat for several)."
+        ),
+        trusted_keys: Path | None = typer.Option(
+            None, "--trusted-keys", metavar="FILE", help="A file of trusted PEM public keys."
+        ),
         inputs: Path | None = typer.Option(
             None, "--inputs", metavar="FOLDER", help="Where the inputs are (default: here)."
         ),
@@ -39,24 +79,33 @@ def register(app: typer.Typer) -> None:
         from assess.kernel.output import stdout_console, to_json
         from assess.report.verify import verify_review
 
-        result = verify_review(folder, inputs, check_inputs=not no_inputs)
+        if trusted_keys is not None and not trusted_keys.is_file():
+            raise UsageError(f"--trusted-keys {trusted_keys}: no such file")
+        trusted = _trusted(key, trusted_keys)
+        result = verify_review(folder, inputs, check_inputs=not no_inputs, keys=trusted)
         if json_out is not None:
             write_text_or_stdout(json_out, to_json(result))
         if json_out != "-":
             console = stdout_console()
             for check in result.checks:
-                mark = {"ok": "ok     ", "differs": "DIFFERS", "not-checked": "skipped"}
                 console.print(
-                    f"{mark[check.status]} {check.what}: {check.detail}",
+                    f"{_MARK[check.status]} {check.what}: {check.detail}",
                     markup=False,
                     soft_wrap=True,
                 )
             failed = len(result.differs)
+            if failed:
+                verdict = f"{failed} difference(s)"
+            elif result.proven:
+                verdict = "every check holds, signed by a trusted key"
+            else:
+                verdict = "not proven: " + UNPROVEN.format(why=_WHY[result.signature])
             console.print(
-                f"verify {folder}: "
-                + (f"{failed} difference(s)" if failed else "every check holds")
-                + f" ({len(result.checks)} checks)",
+                f"verify {folder}: {verdict} ({len(result.checks)} checks)",
                 markup=False,
+                soft_wrap=True,
             )
-        if result.differs:
+        if result.differs or result.signature == "failed":
             raise typer.Exit(1)
+        if not result.proven:
+            raise typer.Exit(2)

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assess import __version__
 from assess.kernel.atomic import write_bytes
@@ -19,6 +19,9 @@ from assess.kernel.atomic_dir import can_swap, swap_in
 from assess.kernel.clock import generation_time as generation_time  # re-exported
 from assess.kernel.errors import OutputError, UsageError
 from assess.report.models import Manifest, ManifestEntry, Report, ReportInput, Tool
+
+if TYPE_CHECKING:  # cryptography is imported only when a review is signed
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 #: Every format `--format` accepts, in the order the files are written.
 FORMATS = ("html", "pdf", "json", "oscal", "xlsx")
@@ -31,6 +34,8 @@ AFFECTED_CSV = "affected-requests.csv"
 MANIFEST_JSON = "manifest.json"
 REPORT_OSCAL = "report.oscal.json"
 FINDINGS_XLSX = "findings-register.xlsx"
+#: The signed statement (`--sign`): the DSSE envelope of an in-toto Statement (attest.py).
+SIGNED_STATEMENT = "review.intoto.jsonl"
 #: assess's own file names in a review folder: replaced by a new review, other files kept.
 REVIEW_FILES = (
     REPORT_JSON,
@@ -39,8 +44,17 @@ REVIEW_FILES = (
     REPORT_OSCAL,
     FINDINGS_XLSX,
     AFFECTED_CSV,
+    SIGNED_STATEMENT,
     MANIFEST_JSON,
 )
+
+
+@dataclass(frozen=True)
+class Signing:
+    """The key that signs a review (``--sign``) and, optionally, the signer's name."""
+
+    key: Ed25519PrivateKey
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +102,7 @@ def write_review(
     formats: Sequence[str],
     command: Sequence[str],
     affected_rows: Sequence[Mapping[str, Any]] | None = None,
+    signing: Signing | None = None,
 ) -> WrittenReview:
     """Write the review into ``out_dir`` and return what was written.
 
@@ -95,7 +110,9 @@ def write_review(
     (:func:`assess.kernel.atomic_dir.swap_in`), so a crash leaves the old review or the new one;
     files of the old folder that are not assess's own are kept. ``affected_rows`` (given when
     logs were scoped) becomes ``affected-requests.csv``. The manifest is always written, last,
-    and lists the SHA-256 of every input and every other output.
+    and lists the SHA-256 of every input and every other output. With ``signing``, the signed
+    statement of every file, the manifest included, is written beside it
+    (:mod:`assess.report.attest`).
 
     Raises:
         OutputError: when a file cannot be written.
@@ -103,16 +120,18 @@ def write_review(
     outputs = _outputs(report, formats, affected_rows)
     manifest = build_manifest(report.inputs, outputs, command, report.generated_at)
     files = {**outputs, MANIFEST_JSON: manifest_bytes(manifest)}  # the manifest last
+    if signing is not None:
+        from assess.report.attest import envelope_bytes
+
+        files[SIGNED_STATEMENT] = envelope_bytes(files, manifest, signing.key, signing.name)
     if not can_swap(out_dir):
         # A mount point or a folder whose parent is read-only: written file by file in place.
         paths = [write_bytes(out_dir / name, data) for name, data in outputs.items()]
-        removed = _remove_stale(out_dir, set(outputs))
-        paths.append(write_bytes(out_dir / MANIFEST_JSON, files[MANIFEST_JSON]))
+        removed = _remove_stale(out_dir, set(files))
+        paths += [write_bytes(out_dir / n, files[n]) for n in files if n not in outputs]
         return WrittenReview(paths=paths, manifest=manifest, removed=removed)
     stale = tuple(
-        out_dir / name
-        for name in REVIEW_FILES
-        if name not in outputs and (out_dir / name).is_file()
+        out_dir / name for name in REVIEW_FILES if name not in files and (out_dir / name).is_file()
     )
 
     def fill(staging: Path) -> None:

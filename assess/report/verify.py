@@ -15,38 +15,15 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
 from assess.kernel.errors import AssessError, CatalogueError, UsageError
-from assess.kernel.model import Model
 from assess.report.files import MANIFEST_JSON, REPORT_JSON, REPORT_PDF
 from assess.report.models import Manifest, ManifestEntry, Report
-
-Status = Literal["ok", "differs", "not-checked"]
-
-
-class Check(Model):
-    """One thing verified."""
-
-    what: str = Field(description="What was checked, e.g. 'output report.pdf'")
-    status: Status
-    detail: str = ""
-
-
-class VerifyResult(Model):
-    """The `assess verify --json` document: every check and whether all hold."""
-
-    schema_version: int = 1
-    kind: Literal["assess.verify"] = "assess.verify"
-    folder: str
-    checks: list[Check]
-
-    @property
-    def differs(self) -> list[Check]:
-        """Return the checks that failed."""
-        return [c for c in self.checks if c.status == "differs"]
+from assess.report.signing import PublicKey
+from assess.report.verify_model import Check, Signature, VerifyResult
 
 
 def _hash(data: bytes) -> str:
@@ -291,19 +268,61 @@ def score_check(report: Report, manifest: Manifest, base: Path) -> Check:
 
 
 def verify_review(
-    folder: Path, inputs: Path | None = None, check_inputs: bool = True
+    folder: Path,
+    inputs: Path | None = None,
+    check_inputs: bool = True,
+    keys: Sequence[PublicKey] | None = None,
 ) -> VerifyResult:
     """Verify the review in ``folder``; inputs are looked for under ``inputs`` (default: the
     current folder; shipped samples are found in the installation).
 
+    With ``keys`` (trusted public keys) the signed statement is checked first: a signature by
+    none of them, or a changed, added or removed file, fails whatever the manifest says.
     ``check_inputs=False`` checks the folder alone: input hashes and the recomputed score are
     'not-checked'.
 
     Raises:
-        UsageError: no such folder, or no manifest.json in it.
+        UsageError: no such folder, or no manifest.json in it (and no signature that fails).
         InputError: a manifest.json that is not one.
     """
-    manifest = load_manifest(folder)
+    if not folder.is_dir():
+        raise UsageError(
+            f"verify: {folder}: no such folder", "Give the folder `assess report` wrote."
+        )
+    first, signature, signed_by = _signature(folder, keys)
+    try:
+        manifest = load_manifest(folder)
+    except UsageError:
+        if signature != "failed":
+            raise
+        return VerifyResult(folder=str(folder), checks=first, signature=signature)
+    checks = first + _review_checks(folder, manifest, inputs, check_inputs)
+    return VerifyResult(folder=str(folder), checks=checks, signature=signature, signed_by=signed_by)
+
+
+def _signature(
+    folder: Path, keys: Sequence[PublicKey] | None
+) -> tuple[list[Check], Signature, str | None]:
+    """Return the signature's checks, its status and the keyid that verified it."""
+    from assess.report.attest import ENVELOPE, signature_checks
+
+    if keys:
+        checks, keyid = signature_checks(folder, keys)
+        if keyid is not None and all(c.status == "ok" for c in checks):
+            return checks, "verified", keyid
+        return checks, "failed", None
+    if (folder / ENVELOPE).is_file():
+        detail = (f"{ENVELOPE} is there but was not checked: give --key PUB or "
+                  "--trusted-keys FILE")  # fmt: skip
+        return [Check(what="signature", status="not-checked", detail=detail)], "not-checked", None
+    detail = "unsigned: no " + ENVELOPE + " (sign with `assess report --sign KEY`)"
+    return [Check(what="signature", status="not-checked", detail=detail)], "unsigned", None
+
+
+def _review_checks(
+    folder: Path, manifest: Manifest, inputs: Path | None, check_inputs: bool
+) -> list[Check]:
+    """Return the checks against the manifest: hashes, the PDF's report.json, the score."""
     base = inputs if inputs is not None else Path.cwd()
     checks = [_compare(f"output {e.path}", e, folder / e.path) for e in manifest.outputs]
     for entry in manifest.inputs:
@@ -328,15 +347,15 @@ def verify_review(
     if source is None:
         checks.append(Check(what="report.json", status="differs", detail="neither report.json "
                             "nor a PDF carrying it is in the folder"))  # fmt: skip
-        return VerifyResult(folder=str(folder), checks=checks)
+        return checks
     report, problem = _report_of(source, "report.json")
     if report is None:
         checks.append(problem or Check(what="report.json", status="differs"))
-        return VerifyResult(folder=str(folder), checks=checks)
+        return checks
     checks += arithmetic_checks(report)
     if check_inputs:
         checks.append(score_check(report, manifest, base))
     else:
         checks.append(Check(what="score recomputed from the inputs", status="not-checked",
                             detail="--no-inputs"))  # fmt: skip
-    return VerifyResult(folder=str(folder), checks=checks)
+    return checks

@@ -124,5 +124,6 @@ def test_a_review_of_the_score_document_keeps_its_refs(
         (f["ref"], f["id"]) for f in docs["report"]["findings"]
     ]
     verified = invoke("verify", str(out), "--inputs", str(module_tmp))
-    assert verified.exit_code == 0, verified.output
+    assert verified.exit_code == 2, verified.output  # unsigned: nothing differs, nothing proven
+    assert "DIFFERS" not in verified.output
     assert "score recomputed from the inputs: score 100, tier critical" in verified.output

@@ -55,13 +55,16 @@ def verify(root: Path, *extra: str) -> Any:
     return invoke("verify", str(root / "review"), "--inputs", str(root / "in"), *extra)
 
 
-def test_a_fresh_review_verifies(made: Path) -> None:
+def test_a_fresh_unsigned_review_agrees_but_is_not_proven(made: Path) -> None:
     result = verify(made)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output
     assert "DIFFERS" not in result.output
     assert "ok      score recomputed from the inputs: score 100, tier critical" in result.output
     assert "ok      PDF attachment report.json: identical to report.json" in result.output
-    assert result.output.rstrip().endswith("every check holds (13 checks)")
+    last = result.output.rstrip().splitlines()[-1]
+    assert "every check holds" not in last
+    assert "not proven: the files agree with manifest.json, but that proves nothing" in last
+    assert "The bundle is unsigned" in last and last.endswith("(14 checks)")
 
 
 def test_the_flip_tests_cover_every_listed_file(made: Path) -> None:
@@ -123,8 +126,10 @@ def test_missing_inputs_differ_unless_the_folder_alone_is_checked(
     assert "(give --inputs FOLDER)" in result.output
     assert "DIFFERS score recomputed from the inputs: cannot be recomputed" in result.output
     alone = invoke("verify", str(root / "review"), "--no-inputs", "--json", "-")
-    assert alone.exit_code == 0, alone.output
-    statuses = {c["what"]: c["status"] for c in json.loads(alone.stdout)["checks"]}
+    assert alone.exit_code == 2, alone.output  # nothing differs; unsigned, so nothing proven
+    doc = json.loads(alone.stdout)
+    assert doc["signature"] == "unsigned"
+    statuses = {c["what"]: c["status"] for c in doc["checks"]}
     assert statuses["input leaky-lab.json (probe)"] == "not-checked"
     assert statuses["output report.pdf"] == "ok"
 
@@ -138,10 +143,11 @@ def test_a_fresh_demo_verifies_and_is_byte_identical_twice(tmp_path: Path) -> No
             tmp_path / "demo-again" / name
         ).read_bytes()
     runs = [invoke("verify", str(tmp_path / out), "--json", "-") for out in ("demo", "demo-again")]
-    assert [r.exit_code for r in runs] == [0, 0]
+    assert [r.exit_code for r in runs] == [2, 2]  # unsigned: agrees, not proven
     first, second = (json.loads(r.stdout) for r in runs)
     assert first["checks"] == second["checks"]
-    assert all(c["status"] == "ok" for c in first["checks"])
+    assert first["checks"][0]["what"] == "signature"
+    assert all(c["status"] == "ok" for c in first["checks"][1:])
 
 
 def test_bad_usage_is_exit_2(tmp_path: Path) -> None:
@@ -190,6 +196,7 @@ def test_the_recorded_options_are_used_to_recompute(tmp_path: Path) -> None:
     ]
     assert json.loads((out / "report.json").read_text())["tier"] == "critical"
     result = invoke("verify", str(out), "--inputs", str(tmp_path))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output  # unsigned: agrees, not proven
+    assert "DIFFERS" not in result.output
     bad = invoke(*args[:-4], "--period", "next week", "--out", str(tmp_path / "bad"))
     assert bad.exit_code == 2 and "--period 'next week': expected FROM..TO" in bad.output
