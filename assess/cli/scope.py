@@ -24,8 +24,10 @@ Received (affected): requests to the model, in the window, with prompt tokens st
 trigger. Possibly affected: the same with unknown tokens (null, missing or 0). Disclosed: every
 in-window request to the model, any length.
 
-Exit codes: 0 nothing affected or possibly affected; 1 affected or possibly affected requests
-found; 2 bad usage or input.
+Exit codes: 0 nothing affected or possibly affected (verdict not_affected); 1 affected or possibly
+affected requests found; 2 bad usage or input, or logs that back no verdict (not_assessable:
+most records skipped, timestamp or model read in under 90% of requests, or no request naming the
+model while others are named; --json is still written).
 
 Example: assess scope 'logs/*.ndjson.gz' --preset auto --ids-csv affected.csv --json scope.json
 
@@ -324,4 +326,27 @@ def _finish(run: ScopeRun, ids_csv: str | None, json_out: str | None, explain: b
     if explain:
         render_reading(result, console)
     render(result, console)
+    render_verdict(result, console)
     raise typer.Exit(result.exit_code)
+
+
+def render_verdict(result: ScopeResult, console: Console) -> None:
+    """Print the verdict; for ``not_assessable`` (to standard error) why, and the models seen."""
+    if result.verdict != "not_assessable":
+        console.print(f"verdict: {result.verdict.replace('_', ' ')}", markup=False)
+        return
+    err = stderr_console()
+    a = result.assessment
+    err.print("verdict: NOT ASSESSABLE (exit 2): these logs back no all-clear", markup=False)
+    for reason in a.reasons:
+        err.print(f"  - {reason}", markup=False)
+    if a.models_seen:
+        table = Table("model (as logged)", "requests", title="Models seen (most requests first)")
+        for seen in a.models_seen:
+            table.add_row(escape(seen.model), f"{seen.requests:,}")
+        err.print(table)
+    err.print(
+        "Check --preset and --map (`--explain` shows where each field was read), or --model "
+        "when the advisory's model is logged under another id.",
+        markup=False,
+    )

@@ -176,6 +176,12 @@ class Exposure(Model):
     skipped_total: int = 0
     filter: dict[str, Any] = Field(default_factory=dict)
     affected_requests_file: str | None = None
+    verdict: str | None = Field(
+        default=None, description="The scope's verdict: affected, not_affected, not_assessable"
+    )
+    not_assessable: list[str] = Field(
+        default_factory=list, description="Why the logs back no verdict (scope's reasons)"
+    )
 
 
 class ProbeRun(Model):

@@ -238,7 +238,17 @@ def exposure_section(
         skipped_total=scope.counts.get("records_skipped", len(scope.skipped)),
         filter=filt,
         affected_requests_file=affected_requests_file,
+        verdict=scope.verdict,
+        not_assessable=[_scrub_reason(r) for r in scope.assessment.get("reasons", [])],
     )
+
+
+def _scrub_reason(reason: Any) -> str:
+    """A scope reason whose leading file path (``/a/b/log.ndjson: ...``) is cut to its name."""
+    head, sep, tail = str(reason).partition(": ")
+    if sep and ("/" in head or "\\" in head) and " " not in head:
+        return f"{file_name(head)}{sep}{tail}"
+    return str(reason)
 
 
 def fill_days(per_day: Sequence[Any], filt: dict[str, Any]) -> list[DayRow]:

@@ -63,6 +63,12 @@ def exposure_sentence(exposure: Exposure) -> str:
         return "Our own exposure was not assessed: no request logs were given."
     counts = exposure.counts
     advisory = f" for {exposure.advisory}" if exposure.advisory else ""
+    if exposure.verdict == "not_assessable":
+        return (
+            f"Not assessable from these logs{advisory}: "
+            + "; ".join(exposure.not_assessable or ["the scope found no evidence either way"])
+            + ". They back no statement that we were not exposed."
+        )
     in_window = counts.get("in_window", 0)
     if exposure.received == 0 and in_window == 0:
         received = (

@@ -151,6 +151,8 @@ class ScopeView(_View):
     candidate_foreign_data: dict[str, Any] = Field(default_factory=dict)
     skipped: list[SkippedView] = Field(default_factory=list)
     filter: dict[str, Any] = Field(default_factory=dict)
+    verdict: str | None = None  # documents of earlier versions have none
+    assessment: dict[str, Any] = Field(default_factory=dict)
 
 
 #: The ``stats`` object of ``assess.probe``: the same contract view `assess score` reads.

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 
 from assess.kernel.common import InputFile
 from assess.kernel.model_ids import normalise_model_id
-from assess.scope.evidence import platform_share
+from assess.scope.evidence import EXIT_CODES, Tally, Verdict, assess, platform_share
 from assess.scope.filter import end_of_day as end_of_day
 from assess.scope.filter import make_filter as make_filter
 from assess.scope.filter import threshold, window_ns
@@ -30,6 +30,7 @@ from assess.scope.logs.timestamps import ns_to_datetime
 from assess.scope.models import (
     AccountCount,
     Affected,
+    Assessment,
     Breakdown,
     Counts,
     DayCount,
@@ -67,7 +68,7 @@ class ScopeAccumulator:
         self.keep_text = keep_text
         self._names = set(scope.model_names)
         self._match_cache: dict[str, bool] = {}
-        self._last_mask: tuple[pa.Table, tuple[Any, Any]] | None = None
+        self._last_mask: tuple[pa.Table, tuple[Any, Any, Counter[str | None]]] | None = None
         first, last = window_ns(scope)
         self._first, self._last = pa.scalar(first, pa.int64()), pa.scalar(last, pa.int64())
         self._threshold = threshold(scope)
@@ -83,21 +84,30 @@ class ScopeAccumulator:
         self.disclosed_tokens = self.disclosed_known = self.disclosed_unattributed = 0
         self._accounts = DistinctStrings()
         self.in_window = 0
+        #: Requests per model id as logged (None: no model), for the assessment.
+        self.models: Counter[str | None] = Counter()
 
-    def _model_mask(self, models: Any) -> Any:
+    def _model_mask(self, models: Any) -> tuple[Any, Counter[str | None]]:
+        """Return the rows whose model is the advisory's, and the requests per model id."""
         if isinstance(models, pa.ChunkedArray):
             models = models.combine_chunks()
         encoded = pc.dictionary_encode(models)  # one hash pass; the ids are matched once each
+        values = encoded.dictionary.to_pylist()
         flags = []
-        for value in encoded.dictionary.to_pylist():
+        for value in values:
             hit = self._match_cache.get(value)
             if hit is None:
                 hit = self._match_cache[value] = normalise_model_id(value) in self._names
             flags.append(hit)
-        return pc.fill_null(pa.array(flags, pa.bool_()).take(encoded.indices), False)
+        tally: Counter[str | None] = Counter()
+        for entry in pc.value_counts(encoded.indices).to_pylist():  # nulls: no model
+            index = entry["values"]
+            tally[None if index is None else values[index] or None] += entry["counts"]
+        mask = pc.fill_null(pa.array(flags, pa.bool_()).take(encoded.indices), False)
+        return mask, tally
 
-    def _scope_mask(self, table: pa.Table) -> tuple[Any, Any]:
-        """Return (model matched, in scope) masks of ``table``.
+    def _scope_mask(self, table: pa.Table) -> tuple[Any, Any, Counter[str | None]]:
+        """Return (model matched, in scope) masks of ``table`` and its requests per model.
 
         The masks of the last table are kept (with the table, so it stays the same object): a
         caller that asks :meth:`text_mask` and then adds the same table pays for them once.
@@ -105,9 +115,9 @@ class ScopeAccumulator:
         if self._last_mask is not None and self._last_mask[0] is table:
             return self._last_mask[1]
         models, stamps = table.column("model"), table.column("timestamp")
-        matched = self._model_mask(models)
+        matched, tally = self._model_mask(models)
         window = pc.and_(pc.greater_equal(stamps, self._first), pc.less_equal(stamps, self._last))
-        masks = matched, pc.and_(matched, pc.fill_null(window, False))
+        masks = matched, pc.and_(matched, pc.fill_null(window, False)), tally
         self._last_mask = (table, masks)
         return masks
 
@@ -143,7 +153,8 @@ class ScopeAccumulator:
             self.skipped.extend(batch.skipped[:room])
         if masks is None:
             return
-        matched, scope = masks
+        matched, scope, tally = masks
+        self.models.update(tally)
         self.matched += pc.sum(matched).as_py() or 0
         in_scope = table.filter(scope)
         if in_scope.num_rows:
@@ -164,6 +175,7 @@ class ScopeAccumulator:
         if room > 0:
             self.skipped.extend(other.skipped[:room])
         self.matched += other.matched
+        self.models.update(other.models)
         self.in_window += other.in_window
         self.over += other.over
         self.under += other.under
@@ -234,7 +246,10 @@ class ScopeAccumulator:
         )
         possibly = self._possibly()
         affected, days, statuses = self._affected()
-        exit_code = 1 if self.over or self.unknown else 0
+        assessment = self._assessment()
+        verdict: Verdict = "affected" if self.over or self.unknown else "not_affected"
+        if verdict == "not_affected" and assessment.reasons:
+            verdict = "not_assessable"
         return ScopeResult(
             filter=self.filter,
             preset=preset,
@@ -261,9 +276,25 @@ class ScopeAccumulator:
             candidate_foreign_data=self._foreign(),
             skipped=self.skipped,
             skipped_listed=len(self.skipped),
-            exit_code=exit_code,
+            exit_code=EXIT_CODES[verdict],
+            verdict=verdict,
+            assessment=assessment,
             inputs=list(inputs),
         )
+
+    def _assessment(self) -> Assessment:
+        """Whether the counts back a verdict (:func:`assess.scope.evidence.assess`)."""
+        tally = Tally(
+            read=self.read,
+            requests=self.requests,
+            skipped=self.skipped_total,
+            matched=self.matched,
+            without_model=self.models.get(None, 0),
+            skip_reasons=self.skip_reasons,
+            models={k: v for k, v in self.models.items() if k is not None},
+            first_skipped=self.skipped[0] if self.skipped else None,
+        )
+        return assess(tally, self.filter)
 
     def _affected(self) -> tuple[Affected, Counter[date], Counter[str]]:
         """The summary of the affected rows, requests per day and per status (by column)."""

@@ -17,6 +17,7 @@ from assess.kernel.common import InputFile
 from assess.kernel.errors import InputError, UsageError
 from assess.kernel.output import ProgressCallback
 from assess.scope.accumulator import ScopeAccumulator
+from assess.scope.evidence import NotAssessable as NotAssessable  # raised by scope_logs
 from assess.scope.models import ScopeFilter, ScopeResult
 
 if TYPE_CHECKING:
@@ -91,8 +92,9 @@ def scope_run(
     max_line_bytes: int | None = None,
     jobs: int | None = None,
 ) -> ScopeRun:
-    """Scope ``logs`` (files or globs) as `assess scope` does; see :func:`scope_logs`."""
-    from assess.scope.evidence import require_evidence
+    """Scope ``logs`` (files or globs) as `assess scope` does; see :func:`scope_logs`. A run
+    whose logs back no verdict returns ``result.verdict`` ``not_assessable`` (exit code 2)."""
+    from assess.scope.evidence import require_evidence, with_reading
     from assess.scope.logs import open_logs, parse_map
 
     if isinstance(mapping, Mapping):
@@ -112,11 +114,9 @@ def scope_run(
     inputs = _read(reader, acc, jobs, progress, reading.start)
     result = acc.result(reader.preset.id, inputs, platform_requests)
     result = result.model_copy(update={"reading": reading.result()})
-    try:
-        require_evidence(result, reader.preset.id)
-    except InputError as exc:
-        raise InputError(exc.message, _with_reading(exc.advice, result)) from exc
+    require_evidence(result, reader.preset.id)
     _require_requests_beside_side_table(result)
+    result = with_reading(result, reader.preset.fields)
     return ScopeRun(result=result, files=list(reader.files), accumulator=acc)
 
 
@@ -140,19 +140,6 @@ def _require_requests_beside_side_table(result: ScopeResult) -> None:
         "Give the request table too, in the same run (for Langfuse's legacy export: the "
         "observations/ files beside traces/; for Azure APIM: ApiManagementGatewayLlmLog).",
     )
-
-
-def _with_reading(advice: str, result: ScopeResult) -> str:
-    """``advice`` plus the required fields no candidate path found in a file (from ``reading``)."""
-    lacking = [
-        f"{reading.file}: no {field.field} at any of its paths"
-        for reading in result.reading
-        for field in reading.fields
-        if field.field in ("timestamp", "model") and not field.records_with_value
-    ]
-    if not lacking:
-        return advice
-    return f"{advice} Read with preset {result.preset}: " + "; ".join(lacking) + "."
 
 
 def _reading(reader: Any, preset: str, maps: Mapping[str, str]) -> list[Any]:
@@ -330,12 +317,6 @@ def scope_engine_run(
     chosen = _preset(preset, mapping, logs)
     acc, engine = scope_engine_results(path, chosen, scope, keep_text)
     result = acc.result(chosen.id, [engine.results], platform_requests)
-    if result.breakdown.requests == 0 and result.counts.records_read:
-        raise InputError(
-            f"{path}: none of the {result.counts.records_read:,} records the engine read is a "
-            "usable request",
-            f"Check --preset (this query used {chosen.id}) and --map.",
-        )
     require_evidence(result, chosen.id)
     result = result.model_copy(update={"engine": engine})
     return ScopeRun(result=result, files=[path], accumulator=acc)
@@ -365,13 +346,16 @@ def scope_logs(
     ``min_prompt_tokens`` replace the advisory's; NDJSON lines over ``max_line_bytes`` (default
     16 MiB) are skipped and listed; ``jobs`` processes read the files (0: one per core; default:
     one per core for several files of 256 MiB or more in all; the same document as serial).
-    ``result.exit_code`` is what the CLI exits with.
+    ``result.exit_code`` is what the CLI exits with; ``result.verdict`` says affected or not.
 
     Raises:
-        InputError: missing or unreadable logs, no record or no usable request in them.
+        NotAssessable: (an InputError) the logs back no verdict: no usable request, a required
+            field read in too few records, no request naming the model; ``.result`` is the
+            document, verdict ``not_assessable``.
+        InputError: missing or unreadable logs, no record in them.
         UsageError: an unknown advisory or preset, a bad mapping or date.
     """
-    return scope_run(
+    result = scope_run(
         logs,
         incident=incident,
         preset=preset,
@@ -385,3 +369,6 @@ def scope_logs(
         max_line_bytes=max_line_bytes,
         jobs=jobs,
     ).result
+    if result.verdict == "not_assessable":
+        raise NotAssessable(result)
+    return result

@@ -25,7 +25,8 @@ from assess.scope.models import BATCH_SCHEMA, EngineRun, LogBatch, ScopeFilter
 from assess.scope.sql import RESULT_COLUMNS, fingerprint, scoping_query
 
 _INTEGERS = ("n", "timestamp_ns", "prompt_tokens")
-_OUTCOMES = ("request", "skip", "non_request")
+#: Totals rows that count records (requests are counted by model id: "model:", "matched:")
+_OUTCOMES = ("request", "skip", "non_request", "model", "matched")
 
 
 def read_results(path: Path) -> pa.Table:
@@ -96,8 +97,13 @@ def _totals(table: pa.Table, path: Path) -> dict[str, int]:
         )
     outcomes = {k: v for k, v in found.items() if k.split(":", 1)[0] in _OUTCOMES}
     found["records_read"] = sum(outcomes.values())
-    found["model_matched"] = found.get("request:matched", 0)
-    found["requests"] = found["model_matched"] + found.get("request:other", 0)
+    # requests by model id, matched or not ("request:matched" and "request:other" in the
+    # results of earlier queries, which did not count them by model)
+    matched = sum(n for name, n in found.items() if name.startswith("matched:"))
+    found["model_matched"] = matched + found.get("request:matched", 0)
+    others = sum(n for name, n in found.items() if name.startswith("model:"))
+    others += found.get("request:other", 0) + found.get("request:no_model", 0)
+    found["requests"] = found["model_matched"] + others
     return dict(found)
 
 
@@ -159,6 +165,7 @@ def scope_engine_results(
         non_request=_by_prefix(totals, "non_request:"),
         skipped=_by_prefix(totals, "skip:"),
     )
+    acc.models = _models(totals)  # every request's model, the rows added above included
     query = scoping_query(preset, scope, dialect).sql
     run = EngineRun(
         dialect=dialect,
@@ -168,6 +175,14 @@ def scope_engine_results(
         results=hash_file(path),
     )
     return acc, run
+
+
+def _models(totals: dict[str, int]) -> Counter[str | None]:
+    """The requests per model id (None: no model) the engine counted."""
+    models: Counter[str | None] = Counter(_by_prefix(totals, "model:"))
+    models.update(_by_prefix(totals, "matched:"))
+    models[None] += totals.get("request:no_model", 0)
+    return +models
 
 
 def _by_prefix(totals: dict[str, int], prefix: str) -> dict[str, int]:

@@ -5,17 +5,108 @@ Neither runs per row; the accumulator calls :func:`platform_share` once when it 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
 from assess.kernel.errors import InputError, UsageError
-from assess.scope.models import PlatformShare, ScopeFilter, ScopeResult
+from assess.scope.models import (
+    Assessment,
+    ModelCount,
+    PlatformShare,
+    ScopeFilter,
+    ScopeResult,
+    SkippedRecord,
+)
+
+Verdict = Literal["affected", "not_affected", "not_assessable"]
+#: The exit code of each verdict: a problem found (1), none (0), nothing can be said (2).
+EXIT_CODES: dict[Verdict, int] = {"affected": 1, "not_affected": 0, "not_assessable": 2}
+#: A required field (timestamp, model) must read in at least this share of the request records,
+#: or the logs back no verdict: a wrong --map or preset reads nothing and would count nothing.
+MIN_FIELD_SHARE = 0.9
+#: More than this share of all records skipped as malformed backs no verdict either.
+MAX_SKIPPED_SHARE = 0.5
+#: How many model ids (most requests first) the document lists in ``assessment.models_seen``.
+MODELS_LISTED = 20
+#: Skip reasons (their start) of records that are requests lacking a readable timestamp.
+TIMESTAMP_SKIPS = ("missing timestamp", "unparseable timestamp", "no timestamp and no model")
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What the accumulator counted that the assessment needs."""
+
+    read: int
+    requests: int
+    skipped: int
+    matched: int
+    without_model: int
+    skip_reasons: Mapping[str, int]
+    models: Mapping[str, int]
+    first_skipped: SkippedRecord | None = None
+
+
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def assess(tally: Tally, scope: ScopeFilter) -> Assessment:
+    """Return whether ``tally`` backs a verdict, and why not (``reasons``).
+
+    Not assessable: most records skipped; a required field read in fewer than
+    :data:`MIN_FIELD_SHARE` of the request records; no request at all; or requests naming
+    models, none of them the advisory's (a spelling the filter does not know looks the same as
+    a model never used, so the models seen are listed).
+    """
+    ts_skips = sum(n for r, n in tally.skip_reasons.items() if r.startswith(TIMESTAMP_SKIPS))
+    records = tally.requests + ts_skips
+    with_model = tally.requests - tally.without_model
+    skipped = _share(tally.skipped, tally.read)
+    reasons: list[str] = []
+    if not tally.requests:
+        first = tally.first_skipped
+        where = f"{first.file}: " if first is not None else ""
+        why = f" (first skipped: line {first.line}: {first.reason})" if first is not None else ""
+        reasons.append(f"{where}none of the {tally.read:,} records read is a usable request{why}")
+    if skipped > MAX_SKIPPED_SHARE:
+        reasons.append(
+            f"{tally.skipped:,} of {tally.read:,} records ({skipped:.0%}) were skipped as "
+            f"malformed (more than {MAX_SKIPPED_SHARE:.0%})"
+        )
+    if records and _share(tally.requests, records) < MIN_FIELD_SHARE:
+        reasons.append(
+            f"the timestamp was read in {tally.requests:,} of {records:,} request records "
+            f"({_share(tally.requests, records):.0%}; at least {MIN_FIELD_SHARE:.0%} needed)"
+        )
+    if tally.requests and _share(with_model, tally.requests) < MIN_FIELD_SHARE:
+        reasons.append(
+            f"the model was read in {with_model:,} of {tally.requests:,} requests "
+            f"({_share(with_model, tally.requests):.0%}; at least {MIN_FIELD_SHARE:.0%} needed)"
+        )
+    if with_model and not tally.matched:
+        reasons.append(
+            f"no request names {', '.join(scope.model_names)} although {with_model:,} name a "
+            "model (see the models seen: another spelling of it needs --model)"
+        )
+    ranked = sorted(tally.models.items(), key=lambda kv: (-kv[1], kv[0]))[:MODELS_LISTED]
+    return Assessment(
+        reasons=reasons,
+        request_records=records,
+        timestamp_read=tally.requests,
+        model_read=with_model,
+        skipped_share=round(skipped, 6),
+        thresholds={"min_field_share": MIN_FIELD_SHARE, "max_skipped_share": MAX_SKIPPED_SHARE},
+        models_seen=[ModelCount(model=m, requests=n) for m, n in ranked],
+    )
 
 
 def require_evidence(result: ScopeResult, preset: str) -> None:
-    """Refuse a result the logs cannot support: no record at all (empty files), or not one
-    usable request because every record was malformed (a wrong preset or map, junk). Saying
-    "nothing affected" there would lie.
+    """Refuse a result with no record at all (empty files): there is no document to write.
+    Logs with records but no usable request get the verdict ``not_assessable`` (:func:`assess`).
 
     Raises:
-        InputError: naming the files (or the first malformed record) and what to check.
+        InputError: naming the files and what to check.
     """
     counts = result.counts
     if counts.records_read == 0:
@@ -25,15 +116,41 @@ def require_evidence(result: ScopeResult, preset: str) -> None:
             "Check that the export finished and that these are the files you meant; nothing "
             "can be said about exposure from empty logs.",
         )
-    if result.breakdown.requests == 0 and result.skipped:
-        first = result.skipped[0]
-        raise InputError(
-            f"{first.file}: none of the {counts.records_read:,} records read is a usable "
-            f"request; {counts.records_skipped:,} were skipped as malformed "
-            f"(first: line {first.line}: {first.reason})",
-            f"Check --preset (this run used {preset}) and --map; nothing can be said about "
-            "exposure from these logs.",
+
+
+class NotAssessable(InputError):
+    """The logs back no verdict (``result.verdict`` is ``not_assessable``; the reasons are in
+    ``result.assessment.reasons``): raised by :func:`scope_logs`, so that a caller who does
+    not look at the verdict cannot read "0 affected" as an all-clear."""
+
+    def __init__(self, result: ScopeResult) -> None:
+        reasons = "; ".join(result.assessment.reasons)
+        super().__init__(
+            f"the logs back no verdict: {reasons}",
+            f"Check --preset (this run used {result.preset}) and --map; `assess scope --explain` "
+            "shows where each field was read.",
         )
+        self.result = result
+
+
+def with_reading(result: ScopeResult, fields: Mapping[str, list[str]]) -> ScopeResult:
+    """``result`` whose not-assessable reasons name the required fields no candidate path of
+    ``fields`` (the preset's) found in a file (from ``reading``)."""
+    if result.verdict != "not_assessable":
+        return result
+    lacking = [
+        f"{reading.file}: no {field.field} at any of its paths "
+        f"({', '.join(fields.get(field.field, [])[:6])}) with preset {result.preset}"
+        for reading in result.reading
+        for field in reading.fields
+        if field.field in ("timestamp", "model") and not field.records_with_value
+    ]
+    if not lacking:
+        return result
+    assessment = result.assessment.model_copy(
+        update={"reasons": [*result.assessment.reasons, *lacking]}
+    )
+    return result.model_copy(update={"assessment": assessment})
 
 
 def platform_share(

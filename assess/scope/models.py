@@ -244,6 +244,30 @@ class EngineRun(Model):
     results: InputFile
 
 
+class ModelCount(Model):
+    """Requests naming one model id (as logged)."""
+
+    model: str
+    requests: int
+
+
+class Assessment(Model):
+    """Whether the logs can back a verdict: the shares of request records whose required fields
+    were read, against the documented thresholds (``assess.scope.evidence``)."""
+
+    reasons: list[str] = Field(description="Why the logs cannot back a verdict (empty: they can)")
+    request_records: int = Field(
+        description="Requests plus records skipped for want of a timestamp"
+    )
+    timestamp_read: int = Field(description="Request records whose timestamp was read")
+    model_read: int = Field(description="Requests whose model field held a value")
+    skipped_share: float
+    thresholds: dict[str, float]
+    models_seen: list[ModelCount] = Field(
+        description="The most frequent model ids of the requests (first N), matched or not"
+    )
+
+
 class ScopeResult(Model):
     """The `assess scope --json` document (kind assess.scope)."""
 
@@ -262,6 +286,10 @@ class ScopeResult(Model):
     skipped: list[SkippedRecord]
     skipped_listed: int = Field(description="How many skipped records are listed (first N)")
     exit_code: int
+    verdict: Literal["affected", "not_affected", "not_assessable"] = Field(
+        description="affected (exit 1), not_affected (exit 0) or not_assessable (exit 2)"
+    )
+    assessment: Assessment
     inputs: list[InputFile]
     reading: list[FileReading] = Field(
         default_factory=list, description="Per input file: the preset chosen and each field's path"

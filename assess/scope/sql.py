@@ -320,8 +320,8 @@ UNION ALL
 SELECT 'total', name, n, {_nulls()}
 FROM (
   SELECT
-    CASE WHEN outcome <> 'request' THEN outcome WHEN matched THEN 'request:matched'
-      ELSE 'request:other' END AS name,
+    CASE WHEN outcome <> 'request' THEN outcome WHEN model_raw IS NULL THEN 'request:no_model'
+      WHEN matched THEN 'matched:' || model_raw ELSE 'model:' || model_raw END AS name,
     COUNT(*) AS n
   FROM c
   GROUP BY 1

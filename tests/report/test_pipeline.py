@@ -258,15 +258,22 @@ def test_a_review_written_over_an_earlier_one_leaves_none_of_its_files(module_tm
     assert listed == on_disk
 
 
-def test_logs_with_no_usable_request_stop_the_report(module_tmp: Path) -> None:
+def test_logs_with_no_usable_request_are_not_assessable_in_the_report(module_tmp: Path) -> None:
     """As in `assess scope`: logs whose every record is malformed are no evidence that nothing
-    was affected, so no review is written (exit 2)."""
+    was affected; the review says "not assessable" and why, never "none of our requests"."""
     logs = module_tmp / "junk.ndjson"
     logs.write_text('{"x": 1}\n{"x": 2}\n')
     out = module_tmp / "junk-review"
     args = ["report", "--questionnaire", str(SAMPLES / DEMO_VENDOR), "--logs", str(logs)]
     args += ["--incident", "glm-5.3-kv-leak"]
     result = invoke(*args, "--preset", "canonical", "--out", str(out), "--format", "json")
-    assert result.exit_code == 2
-    assert f"{logs}: none of the 2 records read is a usable request" in result.output
-    assert not out.exists()
+    assert result.exit_code in (0, 1), result.output
+    report = json.loads((out / "report.json").read_text())
+    exposure = report["exposure"]
+    assert exposure["verdict"] == "not_assessable"
+    assert exposure["not_assessable"][0].startswith(
+        "junk.ndjson: none of the 2 records read is a usable request"
+    )
+    text = json.dumps(report)
+    assert "Not assessable from these logs for glm-5.3-kv-leak: " in text
+    assert str(module_tmp) not in text

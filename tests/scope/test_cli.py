@@ -166,9 +166,12 @@ def test_a_run_whose_every_record_is_malformed_is_exit_2_not_nothing_affected(
     )
     assert result.exit_code == 2
     assert f"{log}: none of the {len(RECORDS)} records read is a usable request" in result.stderr
-    assert "(first: line 1: missing timestamp)" in result.stderr
-    assert "this run used canonical" in result.stderr
-    assert not out.exists()
+    assert "(first skipped: line 1: missing timestamp)" in result.stderr
+    assert "no timestamp at any of its paths (nope) with preset canonical" in result.stderr
+    document = json.loads(out.read_text())  # the document is written, and says so
+    assert document["verdict"] == "not_assessable"
+    assert document["exit_code"] == 2
+    assert document["counts"]["records_skipped"] == len(RECORDS)
 
 
 def test_ids_csv_to_stdout(tmp_path: Path, run_cli: Any) -> None:

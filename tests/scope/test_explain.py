@@ -133,7 +133,7 @@ def test_no_usable_request_names_the_field_no_path_found(run_cli: Callable[..., 
     result = run_cli("scope", "samples/logs/litellm.ndjson", "--map", "timestamp=nope")
     assert result.exit_code == 2
     text = " ".join(result.output.split())
-    assert "Read with preset litellm: samples/logs/litellm.ndjson: no timestamp at any of its" in (
+    assert "samples/logs/litellm.ndjson: no timestamp at any of its paths (nope) with preset " in (
         text
     )
 

@@ -166,7 +166,8 @@ def test_truncated_final_line(fast: bool) -> None:
 def test_empty_file() -> None:
     result = scope([ASSETS / "empty.ndjson"])
     assert result.counts.records_read == 0
-    assert result.exit_code == 0
+    assert result.verdict == "not_assessable"  # no record is no evidence of anything
+    assert result.exit_code == 2
     assert result.inputs[0].bytes == 0
 
 

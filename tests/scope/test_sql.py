@@ -43,6 +43,8 @@ def lines_view(con: Any, path: Path) -> None:
 def assert_same(engine: dict[str, Any], local: dict[str, Any]) -> None:
     """The engine's document says what the local one says, up to row order and reason text."""
     assert engine["counts"] == local["counts"]
+    assert engine["verdict"] == local["verdict"]
+    assert engine["assessment"] == local["assessment"]
     assert engine["breakdown"]["requests"] == local["breakdown"]["requests"]
     assert engine["breakdown"]["non_request_reasons"] == local["breakdown"]["non_request_reasons"]
     for part in ("affected", "possibly_affected"):
