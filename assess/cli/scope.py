@@ -332,6 +332,8 @@ def _finish(run: ScopeRun, ids_csv: str | None, json_out: str | None, explain: b
 
 def render_verdict(result: ScopeResult, console: Console) -> None:
     """Print the verdict; for ``not_assessable`` (to standard error) why, and the models seen."""
+    from assess.kernel.output import stderr_console
+
     if result.verdict != "not_assessable":
         console.print(f"verdict: {result.verdict.replace('_', ' ')}", markup=False)
         return
