@@ -23,7 +23,10 @@ def register(app: typer.Typer) -> None:
             None, "--json", help="Write the score document to this file ('-': stdout only)."
         ),
         fail_on: str | None = typer.Option(
-            None, "--fail-on", help="Exit 1 when a finding is this severe or worse (e.g. high)."
+            None,
+            "--fail-on",
+            help="Exit 1 when a finding is this severe or worse (e.g. high); "
+            "exit 2 when none is but the evidence is insufficient to say.",
         ),
         questionnaire: str | None = typer.Option(
             None, "--questionnaire", help="Questionnaire id or file (default: the one named)."
@@ -46,7 +49,7 @@ def register(app: typer.Typer) -> None:
         """
         from assess.kernel.atomic import write_text_or_stdout
         from assess.kernel.common import parse_fail_on
-        from assess.kernel.output import stdout_console, to_json
+        from assess.kernel.output import stderr_console, stdout_console, to_json
         from assess.vendor.api import score_answers
         from assess.vendor.render import print_score
 
@@ -65,3 +68,11 @@ def register(app: typer.Typer) -> None:
             print_score(result, stdout_console())
         if threshold and any(f.severity.at_least(threshold) for f in result.findings):
             raise typer.Exit(1)
+        if threshold and result.evidence_verdict != "sufficient":
+            stderr_console().print(
+                f"--fail-on {threshold.value}: cannot say: evidence coverage "
+                f"{result.coverage.share:.0%} is below {result.coverage.sufficient_at:.0%}; "
+                "send the questions listed (--json: questions_to_send).",
+                markup=False,
+            )
+            raise typer.Exit(2)

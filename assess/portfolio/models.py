@@ -46,6 +46,14 @@ class VendorRow(Model):
         default=None, description="The --previous review whose plan was read (name only)"
     )
     findings: int
+    coverage: float | None = Field(
+        default=None, description="Evidence coverage: share of the questionnaire's weight answered"
+    )
+    evidence_verdict: str = Field(
+        default="sufficient", description="sufficient or insufficient-evidence (score's verdict)"
+    )
+    questions_to_send: int = Field(default=0, description="Unknown or stale questions to ask")
+    controls_in_place: int = Field(default=0, description="Facts in the vendor's favour")
     last_assessed: str = Field(description="The date of the vendor's answers")
     trend: Trend = Field(description="Against the previous assessment: riskier, better, same")
     previous: Previous | None = None

@@ -10,17 +10,17 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from assess.kernel.common import EvidenceLevel
 from assess.kernel.model import Model
-from assess.vendor.questionnaire import UNKNOWN
+from assess.vendor.questionnaire import NOT_APPLICABLE, UNKNOWN
 
 #: A checked value: bool, int, text/enum/version, list of text, or per-role numbers.
 Value = bool | int | str | list[str] | dict[str, int]
 
 
-ANSWER_KEYS = frozenset({"value", "evidence", "note", "ref"})
+ANSWER_KEYS = frozenset({"value", "evidence", "note", "ref", "date", "per", "conflicts"})
 
 
 def is_long_form(entry: Any) -> bool:
@@ -29,6 +29,13 @@ def is_long_form(entry: Any) -> bool:
     A mapping with none of those keys is a bare per-role value such as ``{prefill: 681280}``.
     """
     return isinstance(entry, dict) and bool(ANSWER_KEYS & set(entry))
+
+
+class Conflict(Model):
+    """Another of the provider's own documents that says something else (a finding of its own)."""
+
+    ref: str = Field(min_length=1, description="Where the other statement is: URL, document")
+    note: str = Field(min_length=1, description="What it says, quoted where possible")
 
 
 class Answer(Model):
@@ -41,6 +48,16 @@ class Answer(Model):
     )
     note: str = ""
     ref: str = Field(default="", description="Where the evidence is: URL, document, ticket")
+    date: dt.date | None = Field(
+        default=None, description="When the answer was true (read, tested, report date)"
+    )
+    per: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Values per model, deployment or Region where they differ from 'value'",
+    )
+    conflicts: list[Conflict] = Field(
+        default_factory=list, description="The provider's other documents that say otherwise"
+    )
 
 
 class AnswersFile(Model):
@@ -70,11 +87,28 @@ class CheckedAnswer(Model):
     evidence: EvidenceLevel = EvidenceLevel.ATTESTED
     note: str = ""
     ref: str = ""
+    date: dt.date | None = None
+    per: dict[str, Value] = Field(default_factory=dict)
+    conflicts: list[Conflict] = Field(default_factory=list)
 
     @property
     def known(self) -> bool:
-        """Return False when the value is ``'unknown'``."""
-        return self.value != UNKNOWN
+        """Return False when the value is ``'unknown'`` or ``'not_applicable'``."""
+        return self.value != UNKNOWN and self.value != NOT_APPLICABLE
+
+    @model_serializer(mode="wrap")
+    def _drop_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Leave out ``date``, ``per`` and ``conflicts`` when not given (older readers' shape)."""
+        data: dict[str, Any] = handler(self)
+        for key in ("date", "per", "conflicts"):
+            if data.get(key) in (None, {}, []):
+                data.pop(key, None)
+        return data
+
+    @property
+    def not_applicable(self) -> bool:
+        """Return True when the question does not apply (``'not_applicable'``)."""
+        return self.value == NOT_APPLICABLE
 
 
 class AnswerSet(Model):
@@ -93,3 +127,18 @@ class AnswerSet(Model):
     def value(self, question_id: str) -> Value:
         """Return the value of ``question_id`` (``'unknown'`` when not answered)."""
         return self.get(question_id).value
+
+    def variant_labels(self) -> list[str]:
+        """Return every model, deployment or Region some answer gives its own value for."""
+        return sorted({label for a in self.answers.values() for label in a.per})
+
+    def variant(self, label: str) -> AnswerSet:
+        """Return the answers as they hold for ``label``: its own values where given."""
+        return self.model_copy(
+            update={
+                "answers": {
+                    qid: a.model_copy(update={"value": a.per[label]}) if label in a.per else a
+                    for qid, a in self.answers.items()
+                }
+            }
+        )

@@ -17,7 +17,13 @@ from pydantic import ValidationError
 from assess.kernel.errors import InputError
 from assess.kernel.structured import Loc
 from assess.vendor.answers import AnswerSet, AnswersFile, CheckedAnswer, Value, is_long_form
-from assess.vendor.questionnaire import UNKNOWN, AnswerType, Question, Questionnaire
+from assess.vendor.questionnaire import (
+    NOT_APPLICABLE,
+    UNKNOWN,
+    AnswerType,
+    Question,
+    Questionnaire,
+)
 
 #: Turns a location in the raw document into ``file:line`` (or ``file: row N``).
 Where = Callable[[Loc], str]
@@ -30,6 +36,14 @@ _ROLE_PAIR = re.compile(r"([a-z][a-z_-]*)\s*[=:]\s*([0-9][0-9,_ ]*)")
 def is_unknown(raw: Any) -> bool:
     """Return True when ``raw`` means "not known": missing, empty or the word ``unknown``."""
     return raw is None or (isinstance(raw, str) and raw.strip().lower() in {"", UNKNOWN})
+
+
+def is_not_applicable(raw: Any) -> bool:
+    """Return True when ``raw`` says the question cannot apply: ``not_applicable`` (or n/a)."""
+    return isinstance(raw, str) and raw.strip().lower().replace(" ", "_") in {
+        NOT_APPLICABLE,
+        "n/a",
+    }
 
 
 def _to_bool(q: Question, raw: Any) -> Value:
@@ -141,6 +155,8 @@ def coerce_value(question: Question, raw: Any) -> Value:
     """
     if is_unknown(raw):
         return UNKNOWN
+    if is_not_applicable(raw):
+        return NOT_APPLICABLE
     value = _COERCE[question.type](question, raw)
     return UNKNOWN if value == {} or value == [] else value
 
@@ -179,11 +195,23 @@ def _answer_problems(data: Any, bank: Questionnaire) -> list[tuple[Loc, str, str
             continue
         has_value = is_long_form(entry)
         raw = entry.get("value") if has_value else entry
-        try:
-            coerce_value(question, raw)
-        except ValueError as exc:
-            loc: Loc = ("answers", qid, "value") if has_value else ("answers", qid)
-            out.append((loc, str(qid), f"{question.type.value}: {exc}"))
+        loc: Loc = ("answers", qid, "value") if has_value else ("answers", qid)
+        values: list[tuple[Loc, Any]] = [(loc, raw)]
+        per = entry.get("per") if has_value else None
+        if isinstance(per, dict):
+            values += [(("answers", qid, "per", label), v) for label, v in per.items()]
+        for where, one in values:
+            try:
+                coerce_value(question, one)
+            except ValueError as exc:
+                out.append((where, str(qid), f"{question.type.value}: {exc}"))
+        note = entry.get("note") if has_value else None
+        if any(is_not_applicable(v) for _, v in values) and not (
+            isinstance(note, str) and note.strip()
+        ):
+            out.append(
+                (loc, str(qid), "not_applicable needs a note saying why the question cannot apply")
+            )
     return out
 
 
@@ -229,6 +257,9 @@ def check_answers(
             evidence=answer.evidence,
             note=answer.note,
             ref=answer.ref,
+            date=answer.date,
+            per={label: coerce_value(question, v) for label, v in answer.per.items()},
+            conflicts=answer.conflicts,
         )
     return AnswerSet(
         questionnaire=parsed.questionnaire,

@@ -21,6 +21,10 @@ Loc = tuple[str | int, ...]
 #: Every question accepts this value (or no answer at all) meaning "the vendor did not say".
 UNKNOWN = "unknown"
 
+#: Every question accepts this value, with a note saying why: the question cannot apply to this
+#: vendor (transfer controls on aggregated serving). It leaves both axes: no risk, no coverage.
+NOT_APPLICABLE = "not_applicable"
+
 #: Computed checks implemented in :mod:`assess.vendor.scoring.checks`; a questionnaire enables them.
 KNOWN_CHECKS = (
     "advisories",
@@ -41,46 +45,6 @@ class AnswerType(StrEnum):
     TEXT = "text"
     LIST = "list"
     PER_ROLE = "per-role-int"
-
-
-class Question(Model):
-    """One question of the bank."""
-
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
-    text: str = Field(min_length=1)
-    help: str = ""
-    type: AnswerType
-    values: list[str] = Field(default_factory=list, description="Allowed values (enum)")
-    aliases: dict[str, str] = Field(default_factory=dict, description="Other spellings (enum)")
-    roles: list[str] = Field(default_factory=list, description="Allowed roles (per-role-int)")
-    min: int | None = Field(default=None, description="Smallest allowed number (int types)")
-    weight: Severity = Field(
-        default=Severity.LOW, description="Severity when a control is absent or unknown"
-    )
-    critical: bool = Field(default=False, description="An unknown answer is a finding")
-    control: bool = Field(default=False, description="A bool isolation control")
-    safe_answer: bool = Field(default=True, description="The control's safe value (bool)")
-    remediation: str = ""
-
-    @property
-    def section(self) -> str:
-        """Return the part of the id before the first dot (``engine`` for ``engine.version``)."""
-        return self.id.split(".", 1)[0]
-
-    @model_validator(mode="after")
-    def _shape(self) -> Question:
-        if self.type is AnswerType.ENUM and not self.values:
-            raise ValueError("an enum question needs 'values'")
-        if self.type is not AnswerType.ENUM and (self.values or self.aliases):
-            raise ValueError("'values' and 'aliases' are for enum questions only")
-        if self.type is AnswerType.PER_ROLE and not self.roles:
-            raise ValueError("a per-role-int question needs 'roles'")
-        if self.control and self.type is not AnswerType.BOOL:
-            raise ValueError("a control must be a bool question")
-        for alias, target in self.aliases.items():
-            if target not in self.values:
-                raise ValueError(f"alias '{alias}' points to '{target}', not an allowed value")
-        return self
 
 
 class Condition(Model):
@@ -119,8 +83,63 @@ class When(Model):
         return self
 
 
+class Question(Model):
+    """One question of the bank."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
+    text: str = Field(min_length=1)
+    help: str = ""
+    type: AnswerType
+    values: list[str] = Field(default_factory=list, description="Allowed values (enum)")
+    aliases: dict[str, str] = Field(default_factory=dict, description="Other spellings (enum)")
+    roles: list[str] = Field(default_factory=list, description="Allowed roles (per-role-int)")
+    min: int | None = Field(default=None, description="Smallest allowed number (int types)")
+    weight: Severity = Field(
+        default=Severity.LOW, description="Severity when a control is absent or unknown"
+    )
+    critical: bool = Field(default=False, description="An unknown answer is a finding")
+    control: bool = Field(default=False, description="A bool isolation control")
+    safe_answer: bool = Field(default=True, description="The control's safe value (bool)")
+    remediation: str = ""
+    safe_values: list[str | bool | int] = Field(
+        default_factory=list,
+        description="Answers that mean a control is in place (listed beside the findings)",
+    )
+    in_place_if_answered: bool = Field(
+        default=False, description="Any known answer is a fact in place (attestations, links)"
+    )
+    not_applicable_when: When | None = Field(
+        default=None, description="The question does not apply when these conditions hold"
+    )
+    compensated_by: list[Condition] = Field(
+        default_factory=list,
+        description="A control answered with its unsafe value is offset when one of these holds",
+    )
+
+    @property
+    def section(self) -> str:
+        """Return the part of the id before the first dot (``engine`` for ``engine.version``)."""
+        return self.id.split(".", 1)[0]
+
+    @model_validator(mode="after")
+    def _shape(self) -> Question:
+        if self.type is AnswerType.ENUM and not self.values:
+            raise ValueError("an enum question needs 'values'")
+        if self.type is not AnswerType.ENUM and (self.values or self.aliases):
+            raise ValueError("'values' and 'aliases' are for enum questions only")
+        if self.type is AnswerType.PER_ROLE and not self.roles:
+            raise ValueError("a per-role-int question needs 'roles'")
+        if self.control and self.type is not AnswerType.BOOL:
+            raise ValueError("a control must be a bool question")
+        for alias, target in self.aliases.items():
+            if target not in self.values:
+                raise ValueError(f"alias '{alias}' points to '{target}', not an allowed value")
+        return self
+
+
 class Rule(Model):
-    """A finding raised when its conditions over the answers hold."""
+    """A finding raised when its conditions over the answers hold, unless a compensating
+    control (``compensated_by``: any one of these conditions) offsets it."""
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
     severity: Severity
@@ -128,6 +147,21 @@ class Rule(Model):
     why: str
     remediation: str
     when: When
+    compensated_by: list[Condition] = Field(default_factory=list)
+
+
+class Coverage(Model):
+    """The evidence axis: how much of the questionnaire's weight is answered (``scoring.coverage``)."""
+
+    sufficient_at: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="Below this share of the weight answered the verdict is insufficient evidence",
+    )
+    answer_max_age_days: int = Field(
+        default=365, ge=0, description="An answer dated this much before the answers is stale"
+    )
 
 
 class Tiers(Model):
@@ -182,6 +216,15 @@ class Scoring(Model):
     )
     decisive: list[DecisiveRule] = Field(
         default_factory=list, description="Findings that set the tier whatever the points"
+    )
+    coverage: Coverage = Coverage()
+    compensation_evidence: EvidenceLevel = Field(
+        default=EvidenceLevel.DOCUMENTED,
+        description="A compensating control offsets a finding only on evidence at least this",
+    )
+    docs_conflict_severity: Severity = Field(
+        default=Severity.MEDIUM,
+        description="Severity of a finding that the provider's own documents contradict each other",
     )
 
     @model_validator(mode="after")
@@ -261,6 +304,10 @@ class Questionnaire(Model):
                 for c_index, cond in enumerate(getattr(rule.when, part)):
                     where: Loc = ("rules", index, "when", part, c_index)
                     found += [(where, msg) for msg in self._condition_problems(cond)]
+            for c_index, cond in enumerate(rule.compensated_by):
+                where = ("rules", index, "compensated_by", c_index)
+                found += [(where, msg) for msg in self._condition_problems(cond)]
+        found += self._question_condition_problems()
         for index, name in enumerate(self.checks):
             if name not in KNOWN_CHECKS:
                 found.append(
@@ -274,6 +321,25 @@ class Questionnaire(Model):
                 found.append(
                     (("contradictions", "probe_leak", index), f"no question with id '{qid}'")
                 )
+        return found
+
+    def _question_condition_problems(self) -> list[tuple[Loc, str]]:
+        found: list[tuple[Loc, str]] = []
+        for index, q in enumerate(self.questions):
+            conds: list[tuple[Loc, Condition]] = [
+                (("questions", index, "compensated_by", i), c)
+                for i, c in enumerate(q.compensated_by)
+            ]
+            if q.not_applicable_when is not None:
+                for part in ("all", "any"):
+                    conds += [
+                        (("questions", index, "not_applicable_when", part, i), c)
+                        for i, c in enumerate(getattr(q.not_applicable_when, part))
+                    ]
+            for where, cond in conds:
+                found += [(where, msg) for msg in self._condition_problems(cond)]
+                if cond.question == q.id:
+                    found.append((where, f"'{q.id}' cannot depend on its own answer"))
         return found
 
     def _condition_problems(self, cond: Condition) -> list[str]:

@@ -63,12 +63,15 @@ def print_score(result: ScoreResult, console: Console) -> None:
     console.print(f"Findings: {counts or 'none'}", markup=False)
     console.print(
         f"Score: {result.score}/100   Tier: {result.tier.value}   "
-        f"Points before the cap: {result.points_total}",
+        f"Points before the cap: {result.points_total}   "
+        f"Coverage: {result.coverage.share:.0%}"
+        + ("" if result.evidence_verdict == "sufficient" else " (insufficient evidence)"),
         markup=False,
     )
     sections = ", ".join(f"{k} {v}" for k, v in result.section_points.items())
     if sections:
         console.print(f"Points by section: {sections}", markup=False)
+    print_evidence_axis(result, console)
     for e in result.evidence:
         about = "about this vendor" if e.about_vendor else "NOT about this vendor"
         scored = "scored" if e.scored else "not scored"
@@ -88,10 +91,67 @@ def print_score(result: ScoreResult, console: Console) -> None:
     console.print(f"Formula: {result.formula}", markup=False)
 
 
+def coverage_line(result: ScoreResult) -> str:
+    """Return the evidence axis in one line: coverage, by evidence level, and the verdict."""
+    c = result.coverage
+    levels = ", ".join(f"{k.value} {v:.0%}" for k, v in c.by_evidence.items() if v)
+    verdict = (
+        "sufficient evidence"
+        if result.evidence_verdict == "sufficient"
+        else f"INSUFFICIENT EVIDENCE (below {c.sufficient_at:.0%}): the tier is the risk of what "
+        "is known, not a rating of the vendor"
+    )
+    return (
+        f"Evidence coverage: {c.share:.0%} of the weight ({c.answered_weight}/"
+        f"{c.applicable_weight}; {levels or 'nothing answered'}), {c.answered} of {c.questions} "
+        f"questions; {verdict}"
+    )
+
+
+def print_evidence_axis(result: ScoreResult, console: Console, limit: int = 10) -> None:
+    """Print the coverage, the controls in place, the mitigations and the questions to send."""
+    c = result.coverage
+    console.print(coverage_line(result), markup=False)
+    if c.not_applicable:
+        console.print(f"Not applicable: {', '.join(c.not_applicable)}", markup=False)
+    if c.stale:
+        console.print(f"Stale answers (asked again): {', '.join(c.stale)}", markup=False)
+    if result.controls_in_place:
+        console.print(f"In place ({len(result.controls_in_place)}):", markup=False)
+        for p in result.controls_in_place:
+            only = f" (for {', '.join(p.only_for)})" if p.only_for else ""
+            console.print(
+                f"  + {p.question} = {show_value(p.value)}{only} [{p.evidence.value}]"
+                + (f" {p.ref}" if p.ref else ""),
+                markup=False,
+            )
+    for m in result.mitigations:
+        console.print(
+            f"Offset: {m.offsets} ({m.severity.value}) by {', '.join(m.by)}: {m.title}",
+            markup=False,
+        )
+    if result.questions_to_send:
+        shown = result.questions_to_send[:limit]
+        more = len(result.questions_to_send) - len(shown)
+        console.print(
+            f"Questions to send ({len(result.questions_to_send)}, weightiest first"
+            + (f"; {more} more in --json" if more else "")
+            + "):",
+            markup=False,
+        )
+        for q in shown:
+            stale = " (stale answer)" if q.reason == "stale" else ""
+            console.print(f"  ? [{q.priority.value}] {q.id}{stale}: {q.text}", markup=False)
+
+
 def print_validation(bank: Questionnaire, answers: AnswerSet, console: Console) -> None:
     """Print that ``answers`` are valid and what is still unknown."""
     known = [q for q in bank.questions if answers.get(q.id).known]
-    unknown_critical = [q.id for q in bank.questions if q.critical and q not in known]
+    unknown_critical = [
+        q.id
+        for q in bank.questions
+        if q.critical and q not in known and not answers.get(q.id).not_applicable
+    ]
     console.print(
         f"{answers.source}: valid ({bank.id} v{bank.version}): {len(known)} of "
         f"{len(bank.questions)} questions answered",
@@ -99,7 +159,8 @@ def print_validation(bank: Questionnaire, answers: AnswerSet, console: Console) 
     )
     if unknown_critical:
         console.print(
-            f"unknown critical answers (each is a finding): {', '.join(unknown_critical)}",
+            f"unknown critical answers (each lowers the evidence coverage): "
+            f"{', '.join(unknown_critical)}",
             markup=False,
         )
 

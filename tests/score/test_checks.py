@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assess.advisories.catalogue import load_advisories
+from assess.kernel.common import EvidenceLevel
 from assess.kernel.errors import InputError
 from assess.kernel.structured import parse_yaml
 from assess.vendor.answers import AnswerSet
@@ -80,21 +81,32 @@ def test_pool_at_least_the_context_is_fine() -> None:
     assert not any(k.startswith("pool-") for k in found)
 
 
-def test_unknown_critical_answers_are_risk_not_zero() -> None:
-    blank = findings("")
-    assert blank["unknown-answer.engine.version"] == "high"
-    assert blank["unknown-answer.deployment.kv_pool_tokens"] == "high"
-    assert "unknown-answer.vendor.name" not in blank  # not a critical question
+def test_unknown_answers_are_questions_to_send_not_risk_points() -> None:
     result = score_answers(BANK, answers(""), load_advisories())
-    assert result.score == 100 and result.tier.value == "critical"
+    assert result.score == 0 and result.tier.value == "low" and not result.findings
+    assert result.coverage.share == 0 and result.evidence_verdict == "insufficient-evidence"
+    asked = [q.id for q in result.questions_to_send]
+    assert len(asked) == len(BANK.questions)
+    # weightiest first: a critical question before a control, a control before a name
+    assert asked.index("engine.version") < asked.index("isolation.kv_canaries")
+    assert asked.index("isolation.kv_canaries") < asked.index("vendor.name")
+    assert {q.priority.value for q in result.questions_to_send[:5]} == {"high"}
 
 
-def test_attested_claims_are_weaker_than_documented_ones() -> None:
-    attested = findings("  isolation.kv_canaries: {value: yes, evidence: attested}\n")
-    documented = findings("  isolation.kv_canaries: {value: yes, evidence: documented}\n")
-    assert attested["attested-only"] == "low"
-    assert "attested-only" not in documented
-    assert "unknown-answer.isolation.kv_canaries" not in attested
+def test_attested_claims_are_listed_without_points_and_counted_by_evidence_level() -> None:
+    attested = score_answers(
+        BANK, answers("  isolation.kv_canaries: {value: yes, evidence: attested}\n"), load_advisories()
+    )
+    documented = score_answers(
+        BANK,
+        answers("  isolation.kv_canaries: {value: yes, evidence: documented}\n"),
+        load_advisories(),
+    )
+    assert {f.id: f.severity.value for f in attested.findings} == {"attested-only": "info"}
+    assert attested.score == 0 and "attested-only" not in {f.id for f in documented.findings}
+    assert attested.coverage.by_evidence[EvidenceLevel.ATTESTED] > 0
+    assert documented.coverage.by_evidence[EvidenceLevel.DOCUMENTED] > 0
+    assert attested.coverage.share == documented.coverage.share > 0
 
 
 def test_bad_version_in_answers_is_an_input_error_naming_the_line() -> None:

@@ -66,8 +66,8 @@ def test_one_answer_is_one_row_with_the_worst_severity_and_every_reason() -> Non
     assert "control-absent.isolation.proxy_aborts_mid_transfer" in about[0].detail
     checksums = [f for f in result.findings if "isolation.transfer_checksums" in f.rests_on]
     assert [f.id for f in checksums] == ["disaggregated-transfers-unverified"]
-    # Before the merge 209 points: two medium findings (5 each) counted again.
-    assert result.points_total == 199
+    # Before the merge 186 points: two medium findings (5 each) counted again.
+    assert result.points_total == 176
 
 
 def test_findings_on_exactly_the_same_answers_become_one() -> None:

@@ -10,14 +10,16 @@ from assess.vendor.scoring import score_answers
 from assess.vendor.scoring.models import ScoreResult
 from tests.conftest import REPO
 
+# Risk from what is known: unknown answers add no points (they lower the coverage instead) and
+# claims resting on the vendor's word alone are listed without points (attested-only, info).
 INCIDENT = [
     ("advisory.glm-5.3-kv-leak", "critical"),
     ("pool-smaller-than-context.prefill", "critical"),
     ("control-absent.deployment.pool_checked_after_config_change", "high"),
     ("control-absent.verification.isolation_tested_after_changes", "high"),
     ("disaggregated-transfers-unverified", "high"),
+    # deferred KV release would offset it, but only attested: the vendor's word offsets nothing
     ("proxy-aborts-disaggregated", "high"),
-    ("unknown-answer.isolation.rejects_over_length_at_admission", "high"),
     ("control-absent.isolation.cross_tenant_leak_monitoring", "medium"),
     ("control-absent.isolation.kv_canaries", "medium"),
     ("control-absent.isolation.page_ownership_tags", "medium"),
@@ -25,12 +27,9 @@ INCIDENT = [
     ("shared-tenancy-only", "medium"),
     ("slow-disclosure", "medium"),
     ("slow-security-patching", "medium"),
-    ("unknown-answer.incident.notifies_affected_customers", "medium"),
-    ("attested-only", "low"),
     ("control-absent.isolation.kv_page_zeroing", "low"),
-    ("unknown-answer.isolation.kv_transfer_batch_capped", "low"),
-    ("unknown-answer.verification.third_party_isolation_audit", "low"),
     ("advisory-model-served.glm-5.3-kv-leak", "info"),
+    ("attested-only", "info"),
 ]
 WELL_RUN = [
     ("control-absent.isolation.kv_page_zeroing", "low"),
@@ -42,31 +41,14 @@ AFTER_FIX = [
     ("control-absent.isolation.page_ownership_tags", "medium"),
     ("shared-tenancy-only", "medium"),
     ("slow-disclosure", "medium"),
-    ("attested-only", "low"),
     ("control-absent.isolation.kv_page_zeroing", "low"),
-    ("unknown-answer.verification.third_party_isolation_audit", "low"),
     ("advisory-model-served.glm-5.3-kv-leak", "info"),
+    ("attested-only", "info"),
 ]
 EVASIVE = [
-    ("unknown-answer.deployment.kv_pool_tokens", "high"),
-    ("unknown-answer.deployment.mode", "high"),
-    ("unknown-answer.deployment.pool_checked_after_config_change", "high"),
-    ("unknown-answer.engine.version", "high"),
-    ("unknown-answer.isolation.rejects_over_length_at_admission", "high"),
     ("shared-tenancy-only", "medium"),
-    ("unknown-answer.incident.notifies_affected_customers", "medium"),
-    ("unknown-answer.isolation.cross_tenant_leak_monitoring", "medium"),
-    ("unknown-answer.isolation.deferred_kv_release", "medium"),
-    ("unknown-answer.isolation.kv_canaries", "medium"),
-    ("unknown-answer.isolation.page_ownership_tags", "medium"),
-    ("unknown-answer.isolation.prefix_cache_salted_per_tenant", "medium"),
-    ("unknown-answer.isolation.proxy_aborts_mid_transfer", "medium"),
-    ("unknown-answer.isolation.transfer_checksums", "medium"),
-    ("unknown-answer.verification.canary_tests_in_ci", "medium"),
-    ("attested-only", "low"),
     ("control-absent.incident.bug_bounty", "low"),
-    ("unknown-answer.isolation.kv_transfer_batch_capped", "low"),
-    ("unknown-answer.verification.third_party_isolation_audit", "low"),
+    ("attested-only", "info"),
     ("engine-not-matchable", "info"),
 ]
 
@@ -77,20 +59,21 @@ def score_sample(name: str) -> ScoreResult:
 
 
 @pytest.mark.parametrize(
-    ("name", "expected", "score", "tier"),
+    ("name", "expected", "score", "tier", "verdict"),
     [
-        ("incident-like", INCIDENT, 100, "critical"),
-        ("well-run", WELL_RUN, 1, "low"),
-        ("evasive", EVASIVE, 100, "critical"),
-        ("incident-like-after-fix", AFTER_FIX, 28, "medium"),
+        ("incident-like", INCIDENT, 100, "critical", "sufficient"),
+        ("well-run", WELL_RUN, 1, "low", "sufficient"),
+        ("evasive", EVASIVE, 6, "low", "insufficient-evidence"),
+        ("incident-like-after-fix", AFTER_FIX, 26, "medium", "sufficient"),
     ],
 )
 def test_sample_findings_exactly(
-    name: str, expected: list[tuple[str, str]], score: int, tier: str
+    name: str, expected: list[tuple[str, str]], score: int, tier: str, verdict: str
 ) -> None:
     result = score_sample(name)
     assert [(f.id, f.severity.value) for f in result.findings] == expected
     assert (result.score, result.tier.value) == (score, tier)
+    assert result.evidence_verdict == verdict
     assert not any(f.contradiction for f in result.findings)
 
 
@@ -114,3 +97,11 @@ def test_vendor_and_answers_are_in_the_result() -> None:
     assert result.answered_on.isoformat() == "2026-11-02"
     assert result.answers["engine.version"].value == "0.5.22"
     assert result.questionnaire.id == "llm-inference-isolation"
+
+
+def test_the_evasive_vendor_is_insufficient_evidence_with_its_questions_to_send() -> None:
+    result = score_sample("evasive")
+    assert result.coverage.share < result.coverage.sufficient_at
+    first = [q.id for q in result.questions_to_send[:3]]
+    assert first == ["engine.version", "deployment.mode", "deployment.kv_pool_tokens"]
+    assert "tenancy.model" not in {q.id for q in result.questions_to_send}  # answered

@@ -12,7 +12,9 @@ from assess.kernel.common import InputFile, Severity
 from assess.vendor.answers import AnswerSet
 from assess.vendor.questionnaire import Questionnaire
 from assess.vendor.scoring.binding import EvidenceBinding, bind_deploy, bind_probe
-from assess.vendor.scoring.checks import CHECKS
+from assess.vendor.scoring.checks import CHECKS, control_mitigations
+from assess.vendor.scoring.conflicts import conflict_findings
+from assess.vendor.scoring.coverage import applicable_answers, controls_in_place, coverage_of
 from assess.vendor.scoring.contradictions import deploy_findings, not_about, probe_findings
 from assess.vendor.scoring.evidence import DeployEvidence, ProbeEvidence
 from assess.vendor.scoring.findings import Context
@@ -28,7 +30,7 @@ from assess.vendor.scoring.models import (
     VendorRef,
 )
 from assess.vendor.scoring.refs import assign_refs
-from assess.vendor.scoring.rules import evaluate_rules
+from assess.vendor.scoring.rules import evaluate_rules, rule_mitigations
 
 __all__ = ["score_answers"]
 
@@ -69,7 +71,7 @@ def _raw_findings(
     Evidence that does not score gives one ``not_about`` finding instead of its own.
     """
     questionnaire, answers = ctx.bank, ctx.answers
-    found = evaluate_rules(ctx)
+    found = evaluate_rules(ctx) + conflict_findings(ctx)
     for check in questionnaire.checks:
         found += CHECKS[check](ctx)
     bindings: list[EvidenceBinding] = []
@@ -108,11 +110,15 @@ def score_answers(
     """Score ``answers`` against ``questionnaire``, the advisories and optional evidence.
 
     Returns the findings (most severe first, then by id), each with its points, the score
-    (``min(cap, sum of points)``), the tier and the formula's text. Never raises for valid models.
+    (``min(cap, sum of points)``), the tier and the formula's text; beside them the evidence
+    coverage, its verdict, the questions to send, the controls in place and the mitigations.
+    Questions whose ``not_applicable_when`` holds are scored as ``not_applicable``. Never raises
+    for valid models.
     Evidence not about the vendor (loopback host, another model or service) or stale (dated
     before the answers by more than ``scoring.evidence_max_age_days``, or outside ``period``) is
     labelled in ``evidence`` and does not score unless ``evidence_for_vendor``.
     """
+    answers = applicable_answers(questionnaire, answers)
     ctx = Context(bank=questionnaire, answers=answers, advisories=advisories)
     found, bindings = _raw_findings(ctx, probe, deploy, evidence_for_vendor, period)
     points = questionnaire.scoring.points
@@ -124,6 +130,7 @@ def score_answers(
     ]
     score = score_of(findings, questionnaire.scoring)
     by_id = {r.id: r for r in questionnaire.scoring.decisive}
+    coverage, verdict, questions = coverage_of(questionnaire, answers)
     return ScoreResult(
         questionnaire=QuestionnaireRef(id=questionnaire.id, version=questionnaire.version),
         vendor=_vendor_ref(answers),
@@ -142,4 +149,9 @@ def score_answers(
             Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier))
             for rule, fid in decided_by(findings, questionnaire.scoring)
         ],
+        coverage=coverage,
+        evidence_verdict=verdict,
+        questions_to_send=questions,
+        controls_in_place=controls_in_place(questionnaire, answers),
+        mitigations=rule_mitigations(ctx) + control_mitigations(ctx),
     )

@@ -9,9 +9,11 @@ from packaging.version import InvalidVersion
 from assess.advisories.models import Advisory, EngineScope
 from assess.kernel.common import EvidenceLevel, Severity
 from assess.kernel.model_ids import normalise_model_id
-from assess.vendor.questionnaire import UNKNOWN
+from assess.vendor.questionnaire import NOT_APPLICABLE, UNKNOWN, Question
 from assess.vendor.scoring.findings import Context
-from assess.vendor.scoring.models import ScoreFinding
+from assess.vendor.scoring.models import Mitigation, ScoreFinding
+from assess.vendor.scoring.platform import platform_finding
+from assess.vendor.scoring.rules import for_labels, offsetting, views
 
 Check = Callable[[Context], list[ScoreFinding]]
 
@@ -23,7 +25,7 @@ MODELS = "vendor.models"
 
 def _affected(scope: EngineScope, version: object) -> bool | None:
     """Return whether ``version`` is in the advisory's range; None when unknown or unparsable."""
-    if not isinstance(version, str) or version == UNKNOWN:
+    if not isinstance(version, str) or version in (UNKNOWN, NOT_APPLICABLE):
         return None
     try:
         return scope.is_affected(version)
@@ -79,7 +81,10 @@ def check_advisories(ctx: Context) -> list[ScoreFinding]:
         if found is not None:
             out.append(found)
         hit = sorted(names & set(adv.models.names))
-        if hit:
+        on_platform = platform_finding(ctx, adv, hit)
+        if on_platform is not None:
+            out.append(on_platform)
+        elif hit:
             out.append(
                 ctx.finding(
                     f"advisory-model-served.{adv.id}",
@@ -142,20 +147,62 @@ def _show(value: object) -> str:
     return str(value)
 
 
+def _absent_for(ctx: Context, q: Question) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """Return the labels ('' = as answered) where control ``q`` is absent, and those where it is
+    absent but offset by a compensating control (with the compensating questions)."""
+    absent: list[str] = []
+    offset: list[tuple[str, list[str]]] = []
+    for label, answers in views(ctx.answers):
+        answer = answers.get(q.id)
+        if label and label not in answer.per:
+            continue
+        if not answer.known or answer.value is q.safe_answer:
+            continue
+        by = offsetting(q.compensated_by, answers, ctx.bank.scoring.compensation_evidence)
+        if by:
+            offset.append((label, by))
+        else:
+            absent.append(label)
+    return absent, offset
+
+
 def check_controls(ctx: Context) -> list[ScoreFinding]:
-    """Findings for every control answered with its unsafe value (severity: its weight)."""
+    """Findings for every control answered with its unsafe value (severity: its weight), unless a
+    compensating control (``compensated_by``) offsets it."""
     out: list[ScoreFinding] = []
     for q in ctx.bank.questions:
-        answer = ctx.answers.get(q.id)
-        if q.control and answer.known and answer.value is not q.safe_answer:
+        if not q.control:
+            continue
+        absent, _ = _absent_for(ctx, q)
+        if absent:
+            answered = _yes_no(not q.safe_answer)
             out.append(
                 ctx.finding(
                     f"control-absent.{q.id}",
                     q.weight,
-                    f"Control absent: {q.text} Answered {_yes_no(answer.value)}.",
+                    for_labels(f"Control absent: {q.text} Answered {answered}.", absent),
                     f"{q.text} {q.help}".strip(),
                     q.remediation,
                     [q.id],
+                )
+            )
+    return out
+
+
+def control_mitigations(ctx: Context) -> list[Mitigation]:
+    """Return the absent controls a compensating control offsets."""
+    out: list[Mitigation] = []
+    for q in ctx.bank.questions:
+        if not q.control:
+            continue
+        _, offset = _absent_for(ctx, q)
+        if offset:
+            out.append(
+                Mitigation(
+                    offsets=f"control-absent.{q.id}",
+                    severity=q.weight,
+                    title=for_labels(f"Control absent: {q.text}", [lb for lb, _ in offset]),
+                    by=list(dict.fromkeys(b for _, bs in offset for b in bs)),
                 )
             )
     return out
@@ -173,7 +220,8 @@ def check_unknown_answers(ctx: Context) -> list[ScoreFinding]:
     """Findings for unknown answers to critical questions and to controls: unknown is risk."""
     out: list[ScoreFinding] = []
     for q in ctx.bank.questions:
-        if ctx.answers.get(q.id).known or not (q.critical or q.control):
+        answer = ctx.answers.get(q.id)
+        if answer.known or answer.not_applicable or not (q.critical or q.control):
             continue
         severity = unknown_severity(ctx, q.critical, q.control, q.weight)
         if severity is Severity.INFO:

@@ -19,7 +19,9 @@ def formula_text(scoring: Scoring) -> str:
         f"score = min({scoring.cap}, {terms}) where each severity name is the number of findings "
         f"of that severity; tier = critical if score >= {t.critical}, high if score >= {t.high}, "
         f"medium if score >= {t.medium}, else low; any critical finding makes the tier at least "
-        "high." + "".join(f" {_rule_text(r)}" for r in scoring.decisive)
+        "high; the tier is never above the most severe finding (a tier is stated only with a "
+        "finding that carries it). Unknown answers add no points: they lower the evidence "
+        "coverage instead." + "".join(f" {_rule_text(r)}" for r in scoring.decisive)
     )
 
 
@@ -69,8 +71,23 @@ def score_of(findings: Iterable[ScoreFinding], scoring: Scoring) -> int:
     return min(scoring.cap, total_of(findings, scoring))
 
 
+_TIER_OF_SEVERITY = {
+    Severity.INFO: Tier.LOW,
+    Severity.LOW: Tier.LOW,
+    Severity.MEDIUM: Tier.MEDIUM,
+    Severity.HIGH: Tier.HIGH,
+    Severity.CRITICAL: Tier.CRITICAL,
+}
+
+
+def carried_by(findings: Iterable[ScoreFinding]) -> Tier:
+    """Return the highest tier the findings carry: that of the most severe one (low if none)."""
+    return max((_TIER_OF_SEVERITY[f.severity] for f in findings), key=lambda t: t.rank, default=Tier.LOW)
+
+
 def tier_of(score: int, findings: Iterable[ScoreFinding], scoring: Scoring) -> Tier:
-    """Return the tier of ``score``, raised to at least high by any critical finding.
+    """Return the tier of ``score``, raised to at least high by any critical finding and never
+    above the most severe finding (many high findings make a high tier, not a critical one).
 
     A finding matching a decisive rule raises the tier to that rule's tier (never lowers it).
     """
@@ -86,6 +103,9 @@ def tier_of(score: int, findings: Iterable[ScoreFinding], scoring: Scoring) -> T
             tier = name
     if any(f.severity is Severity.CRITICAL for f in findings) and tier.rank < Tier.HIGH.rank:
         tier = Tier.HIGH
+    ceiling = carried_by(findings)
+    if tier.rank > ceiling.rank:
+        tier = ceiling
     for rule in scoring.decisive:
         if Tier(rule.tier).rank > tier.rank and any(decisive_matches(rule, f) for f in findings):
             tier = Tier(rule.tier)

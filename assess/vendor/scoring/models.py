@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from assess.kernel.common import Finding, InputFile, Severity
+from assess.kernel.common import EvidenceLevel, Finding, InputFile, Severity
 from assess.kernel.model import Model
-from assess.vendor.answers import CheckedAnswer
+from assess.vendor.answers import CheckedAnswer, Value
 from assess.vendor.scoring.binding import EvidenceBinding
 
 
@@ -64,6 +64,60 @@ class Decision(Model):
     tier: Tier = Field(description="The tier the rule sets, whatever the points")
 
 
+class Mitigation(Model):
+    """A rule or absent control that would hold, offset by a compensating control in place."""
+
+    offsets: str = Field(description="The rule id, or control-absent.<question>, offset")
+    severity: Severity = Field(description="What it would have weighed")
+    title: str
+    by: list[str] = Field(description="The questions whose answers compensate")
+
+
+class ControlInPlace(Model):
+    """A documented (or attested, or verified) fact in the vendor's favour."""
+
+    question: str
+    text: str
+    value: Value
+    evidence: EvidenceLevel
+    ref: str = ""
+    note: str = ""
+    only_for: list[str] = Field(
+        default_factory=list, description="Models or deployments it holds for ([]: as answered)"
+    )
+
+
+EvidenceVerdict = Literal["sufficient", "insufficient-evidence"]
+
+
+class CoverageResult(Model):
+    """The evidence axis: the share of the questionnaire's weight answered, by evidence level."""
+
+    share: float = Field(ge=0, le=1, description="answered_weight / applicable_weight")
+    answered_weight: int = Field(ge=0)
+    applicable_weight: int = Field(ge=0, description="Weight of the questions that apply")
+    by_evidence: dict[EvidenceLevel, float] = Field(
+        description="Share of the applicable weight answered at each evidence level"
+    )
+    sufficient_at: float = Field(description="The questionnaire's scoring.coverage.sufficient_at")
+    questions: int = Field(description="Questions that apply")
+    answered: int = Field(description="Of them, answered with a current answer")
+    not_applicable: list[str] = Field(default_factory=list)
+    stale: list[str] = Field(
+        default_factory=list, description="Answered, but dated past answer_max_age_days"
+    )
+
+
+class QuestionToSend(Model):
+    """An unknown (or stale) answer: a question to send the vendor, most weighty first."""
+
+    id: str
+    text: str
+    priority: Severity = Field(description="The question's weight (critical questions: high+)")
+    weight: int = Field(description="Its share of the coverage weight")
+    reason: Literal["unknown", "stale"]
+
+
 class ScoreResult(Model):
     """The score document: findings, score, tier and the formula that links them."""
 
@@ -92,3 +146,10 @@ class ScoreResult(Model):
     decided_by: list[Decision] = Field(
         default_factory=list, description="Decisive rules that set the tier whatever the points"
     )
+    coverage: CoverageResult
+    evidence_verdict: EvidenceVerdict = Field(
+        description="insufficient-evidence when coverage.share < coverage.sufficient_at"
+    )
+    questions_to_send: list[QuestionToSend] = Field(default_factory=list)
+    controls_in_place: list[ControlInPlace] = Field(default_factory=list)
+    mitigations: list[Mitigation] = Field(default_factory=list)

@@ -1,0 +1,157 @@
+"""The evidence axis (pure): what share of the questionnaire's weight is answered, and how well.
+
+Risk is scored from what is known; what is not known is measured here instead: each question
+weighs the points of its ``weight`` (a critical question at least ``unknown_critical_severity``'s,
+every question at least 1). A question that does not apply (answered ``not_applicable``, or its
+``not_applicable_when`` holds) leaves the weight. An answer dated more than
+``coverage.answer_max_age_days`` before the answers is stale: it still scores, but it does not
+count as covered and is asked again. The unknown and stale questions are the questions to send.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from assess.kernel.common import EvidenceLevel, Severity
+from assess.vendor.answers import AnswerSet, CheckedAnswer, Value
+from assess.vendor.questionnaire import NOT_APPLICABLE, Question, Questionnaire, Scoring
+from assess.vendor.scoring.models import (
+    ControlInPlace,
+    CoverageResult,
+    EvidenceVerdict,
+    QuestionToSend,
+)
+from assess.vendor.scoring.rules import holds
+
+
+def applicable_answers(bank: Questionnaire, answers: AnswerSet) -> AnswerSet:
+    """Return ``answers`` with every question whose ``not_applicable_when`` holds set to
+    ``not_applicable`` (its note says which answers make it so), in questionnaire order."""
+    current = answers
+    for q in bank.questions:
+        when = q.not_applicable_when
+        if when is None or current.get(q.id).not_applicable:
+            continue
+        if all(holds(c, current) for c in when.all) and (
+            not when.any or any(holds(c, current) for c in when.any)
+        ):
+            because = ", ".join(
+                f"{c.question} = {current.value(c.question)}" for c in (*when.all, *when.any)
+            )
+            was = current.get(q.id)
+            marked = was.model_copy(
+                update={"value": NOT_APPLICABLE, "per": {}, "note": f"does not apply: {because}"}
+            )
+            current = current.model_copy(update={"answers": {**current.answers, q.id: marked}})
+    return current
+
+
+def priority(q: Question, scoring: Scoring) -> Severity:
+    """Return how much ``q`` matters: its weight, at least unknown_critical_severity if critical."""
+    floor = scoring.unknown_critical_severity if q.critical else Severity.INFO
+    return max(q.weight, floor, key=lambda s: s.rank)
+
+
+def weight(q: Question, scoring: Scoring) -> int:
+    """Return ``q``'s coverage weight: the points of its priority, at least 1."""
+    return max(1, scoring.points[priority(q, scoring)])
+
+
+def _answered(a: CheckedAnswer) -> bool:
+    return a.known or any(_known(v) for v in a.per.values())
+
+
+def _known(value: Value) -> bool:
+    return value not in ("unknown", NOT_APPLICABLE)
+
+
+def is_stale(a: CheckedAnswer, on: dt.date, max_age_days: int) -> bool:
+    """Return True when ``a`` is dated more than ``max_age_days`` before ``on``."""
+    return a.date is not None and (on - a.date).days > max_age_days
+
+
+def coverage_of(
+    bank: Questionnaire, answers: AnswerSet
+) -> tuple[CoverageResult, EvidenceVerdict, list[QuestionToSend]]:
+    """Return the coverage of ``answers`` (already through :func:`applicable_answers`), its
+    verdict and the questions to send, most weighty first (then in questionnaire order)."""
+    scoring = bank.scoring
+    rule = scoring.coverage
+    total = answered = 0
+    by_level = dict.fromkeys(EvidenceLevel, 0)
+    not_applicable: list[str] = []
+    stale: list[str] = []
+    send: list[QuestionToSend] = []
+    for q in bank.questions:
+        a = answers.get(q.id)
+        if a.not_applicable:
+            not_applicable.append(q.id)
+            continue
+        w = weight(q, scoring)
+        total += w
+        old = _answered(a) and is_stale(a, answers.date, rule.answer_max_age_days)
+        if _answered(a) and not old:
+            answered += w
+            by_level[a.evidence] += w
+            continue
+        if old:
+            stale.append(q.id)
+        reason = "stale" if old else "unknown"
+        send.append(
+            QuestionToSend(
+                id=q.id, text=q.text, priority=priority(q, scoring), weight=w, reason=reason
+            )
+        )
+    share = round(answered / total, 3) if total else 1.0
+    result = CoverageResult(
+        share=share,
+        answered_weight=answered,
+        applicable_weight=total,
+        by_evidence={k: round(v / total, 3) if total else 0.0 for k, v in by_level.items()},
+        sufficient_at=rule.sufficient_at,
+        questions=sum(1 for q in bank.questions if q.id not in not_applicable),
+        answered=sum(1 for q in bank.questions if q.id not in not_applicable) - len(send),
+        not_applicable=not_applicable,
+        stale=stale,
+    )
+    verdict: EvidenceVerdict = (
+        "sufficient" if share >= rule.sufficient_at else "insufficient-evidence"
+    )
+    order = {q.id: i for i, q in enumerate(bank.questions)}
+    send.sort(key=lambda s: (-s.weight, order[s.id]))
+    return result, verdict, send
+
+
+def _in_place(q: Question, value: Value) -> bool:
+    if not _known(value):
+        return False
+    if q.control and isinstance(value, bool):
+        return value is q.safe_answer
+    if q.in_place_if_answered:
+        return True
+    return any(type(v) is type(value) and v == value for v in q.safe_values)
+
+
+def controls_in_place(bank: Questionnaire, answers: AnswerSet) -> list[ControlInPlace]:
+    """Return the facts in the vendor's favour: controls answered with their safe value, answers
+    among a question's ``safe_values``, and answers to ``in_place_if_answered`` questions."""
+    out: list[ControlInPlace] = []
+    for q in bank.questions:
+        a = answers.get(q.id)
+        base = _in_place(q, a.value)
+        labels = [label for label, v in sorted(a.per.items()) if _in_place(q, v)]
+        if not base and not labels:
+            continue
+        value = a.value if base else a.per[labels[0]]
+        out.append(
+            ControlInPlace(
+                question=q.id,
+                text=q.text,
+                value=value,
+                evidence=a.evidence,
+                ref=a.ref,
+                note=a.note,
+                only_for=[] if base else labels,
+            )
+        )
+    return out
