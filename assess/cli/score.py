@@ -3,8 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from assess.vendor.scoring.models import ScoreResult
+
+
+def _cannot_say(threshold: str, result: ScoreResult) -> None:
+    """Say why --fail-on cannot pass: too little of the questionnaire is answered."""
+    from assess.kernel.output import stderr_console
+
+    stderr_console().print(
+        f"--fail-on {threshold}: cannot say: evidence coverage {result.coverage.share:.0%} is "
+        f"below {result.coverage.sufficient_at:.0%}; send the questions listed "
+        "(--json: questions_to_send).",
+        markup=False,
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -49,7 +65,7 @@ def register(app: typer.Typer) -> None:
         """
         from assess.kernel.atomic import write_text_or_stdout
         from assess.kernel.common import parse_fail_on
-        from assess.kernel.output import stderr_console, stdout_console, to_json
+        from assess.kernel.output import stdout_console, to_json
         from assess.vendor.api import score_answers
         from assess.vendor.render import print_score
 
@@ -69,10 +85,5 @@ def register(app: typer.Typer) -> None:
         if threshold and any(f.severity.at_least(threshold) for f in result.findings):
             raise typer.Exit(1)
         if threshold and result.evidence_verdict != "sufficient":
-            stderr_console().print(
-                f"--fail-on {threshold.value}: cannot say: evidence coverage "
-                f"{result.coverage.share:.0%} is below {result.coverage.sufficient_at:.0%}; "
-                "send the questions listed (--json: questions_to_send).",
-                markup=False,
-            )
+            _cannot_say(threshold.value, result)
             raise typer.Exit(2)

@@ -151,7 +151,7 @@ class Rule(Model):
 
 
 class Coverage(Model):
-    """The evidence axis: how much of the questionnaire's weight is answered (``scoring.coverage``)."""
+    """The evidence axis: how much of the questionnaire's weight is answered (scoring.coverage)."""
 
     sufficient_at: float = Field(
         default=0.6,

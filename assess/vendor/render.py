@@ -117,14 +117,13 @@ def print_evidence_axis(result: ScoreResult, console: Console, limit: int = 10) 
     if c.stale:
         console.print(f"Stale answers (asked again): {', '.join(c.stale)}", markup=False)
     if result.controls_in_place:
-        console.print(f"In place ({len(result.controls_in_place)}):", markup=False)
-        for p in result.controls_in_place:
-            only = f" (for {', '.join(p.only_for)})" if p.only_for else ""
-            console.print(
-                f"  + {p.question} = {show_value(p.value)}{only} [{p.evidence.value}]"
-                + (f" {p.ref}" if p.ref else ""),
-                markup=False,
-            )
+        listed = "; ".join(
+            f"{p.question} = {show_value(p.value)}"
+            + (f" (for {', '.join(p.only_for)})" if p.only_for else "")
+            + f" [{p.evidence.value}]"
+            for p in result.controls_in_place
+        )
+        console.print(f"In place ({len(result.controls_in_place)}): {listed}", markup=False)
     for m in result.mitigations:
         console.print(
             f"Offset: {m.offsets} ({m.severity.value}) by {', '.join(m.by)}: {m.title}",

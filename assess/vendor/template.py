@@ -34,7 +34,7 @@ def _question_block(q: Question) -> list[str]:
     if q.type in _EXAMPLES:
         flags.append(f"e.g. {_EXAMPLES[q.type]}")
     if q.critical:
-        flags.append("critical: an unknown answer is a finding")
+        flags.append("critical: weighs high in the evidence coverage")
     lines += _comment("; ".join(flags))
     lines += [
         f"  {q.id}:",
@@ -53,7 +53,10 @@ def answers_template(bank: Questionnaire, vendor: str, date: dt.date) -> str:
         f"# Answers to questionnaire {bank.id} v{bank.version}: {bank.title}",
         "# For each question give a value (or leave 'unknown'), the evidence behind it",
         f"# ({levels}: the vendor says so < public documentation < tested),",
-        "# an optional note and a reference (URL, document, ticket).",
+        "# an optional note and a reference (URL, document, ticket). Optional: 'date' (when the",
+        "# answer held), 'per' (values per model, deployment or Region), 'conflicts'",
+        "# ([{ref, note}]: the provider's own documents saying otherwise). A question that cannot",
+        "# apply: 'not_applicable', with a note saying why.",
         "# Check it with: assess questionnaire validate THIS_FILE",
         "schema_version: 1",
         "kind: assess.answers",

@@ -108,8 +108,8 @@ def test_a_score_edited_with_matching_hashes_is_caught(made: Path, tmp_path: Pat
     assert "ok      output report.json" in result.output
     assert "DIFFERS PDF attachment report.json: the PDF's report.json" in result.output
     assert (
-        "DIFFERS score recomputed from the inputs: score 35, tier medium, points 199 stated; "
-        "recomputed 100, critical, 199"
+        "DIFFERS score recomputed from the inputs: score 35, tier medium, points 176 stated; "
+        "recomputed 100, critical, 176"
     ) in result.output
 
 

@@ -95,7 +95,9 @@ def test_unknown_answers_are_questions_to_send_not_risk_points() -> None:
 
 def test_attested_claims_are_listed_without_points_and_counted_by_evidence_level() -> None:
     attested = score_answers(
-        BANK, answers("  isolation.kv_canaries: {value: yes, evidence: attested}\n"), load_advisories()
+        BANK,
+        answers("  isolation.kv_canaries: {value: yes, evidence: attested}\n"),
+        load_advisories(),
     )
     documented = score_answers(
         BANK,

@@ -14,8 +14,8 @@ from assess.vendor.questionnaire import Questionnaire
 from assess.vendor.scoring.binding import EvidenceBinding, bind_deploy, bind_probe
 from assess.vendor.scoring.checks import CHECKS, control_mitigations
 from assess.vendor.scoring.conflicts import conflict_findings
-from assess.vendor.scoring.coverage import applicable_answers, controls_in_place, coverage_of
 from assess.vendor.scoring.contradictions import deploy_findings, not_about, probe_findings
+from assess.vendor.scoring.coverage import applicable_answers, controls_in_place, coverage_of
 from assess.vendor.scoring.evidence import DeployEvidence, ProbeEvidence
 from assess.vendor.scoring.findings import Context
 from assess.vendor.scoring.formula import decided_by, formula_text, score_of, tier_of, total_of
@@ -118,7 +118,7 @@ def score_answers(
     before the answers by more than ``scoring.evidence_max_age_days``, or outside ``period``) is
     labelled in ``evidence`` and does not score unless ``evidence_for_vendor``.
     """
-    answers = applicable_answers(questionnaire, answers)
+    answers, ruled_out = applicable_answers(questionnaire, answers)
     ctx = Context(bank=questionnaire, answers=answers, advisories=advisories)
     found, bindings = _raw_findings(ctx, probe, deploy, evidence_for_vendor, period)
     points = questionnaire.scoring.points
@@ -130,7 +130,7 @@ def score_answers(
     ]
     score = score_of(findings, questionnaire.scoring)
     by_id = {r.id: r for r in questionnaire.scoring.decisive}
-    coverage, verdict, questions = coverage_of(questionnaire, answers)
+    coverage, verdict, questions = coverage_of(questionnaire, answers, ruled_out)
     return ScoreResult(
         questionnaire=QuestionnaireRef(id=questionnaire.id, version=questionnaire.version),
         vendor=_vendor_ref(answers),

@@ -3,7 +3,9 @@
 Risk is scored from what is known; what is not known is measured here instead: each question
 weighs the points of its ``weight`` (a critical question at least ``unknown_critical_severity``'s,
 every question at least 1). A question that does not apply (answered ``not_applicable``, or its
-``not_applicable_when`` holds) leaves the weight. An answer dated more than
+``not_applicable_when`` holds) leaves the risk; answered ``not_applicable`` it leaves the weight
+too, while one ruled out by other answers (transfer controls once serving is ``aggregated``)
+counts as covered by them: answering a question never lowers the coverage. An answer dated more than
 ``coverage.answer_max_age_days`` before the answers is stale: it still scores, but it does not
 count as covered and is asked again. The unknown and stale questions are the questions to send.
 """
@@ -11,6 +13,7 @@ count as covered and is asked again. The unknown and stale questions are the que
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from assess.kernel.common import EvidenceLevel, Severity
 from assess.vendor.answers import AnswerSet, CheckedAnswer, Value
@@ -24,10 +27,12 @@ from assess.vendor.scoring.models import (
 from assess.vendor.scoring.rules import holds
 
 
-def applicable_answers(bank: Questionnaire, answers: AnswerSet) -> AnswerSet:
+def applicable_answers(bank: Questionnaire, answers: AnswerSet) -> tuple[AnswerSet, list[str]]:
     """Return ``answers`` with every question whose ``not_applicable_when`` holds set to
-    ``not_applicable`` (its note says which answers make it so), in questionnaire order."""
+    ``not_applicable`` (its note says which answers make it so), in questionnaire order, and the
+    ids so ruled out."""
     current = answers
+    ruled_out: list[str] = []
     for q in bank.questions:
         when = q.not_applicable_when
         if when is None or current.get(q.id).not_applicable:
@@ -43,7 +48,8 @@ def applicable_answers(bank: Questionnaire, answers: AnswerSet) -> AnswerSet:
                 update={"value": NOT_APPLICABLE, "per": {}, "note": f"does not apply: {because}"}
             )
             current = current.model_copy(update={"answers": {**current.answers, q.id: marked}})
-    return current
+            ruled_out.append(q.id)
+    return current, ruled_out
 
 
 def priority(q: Question, scoring: Scoring) -> Severity:
@@ -71,10 +77,11 @@ def is_stale(a: CheckedAnswer, on: dt.date, max_age_days: int) -> bool:
 
 
 def coverage_of(
-    bank: Questionnaire, answers: AnswerSet
+    bank: Questionnaire, answers: AnswerSet, ruled_out: Sequence[str] = ()
 ) -> tuple[CoverageResult, EvidenceVerdict, list[QuestionToSend]]:
-    """Return the coverage of ``answers`` (already through :func:`applicable_answers`), its
-    verdict and the questions to send, most weighty first (then in questionnaire order)."""
+    """Return the coverage of ``answers`` (already through :func:`applicable_answers`, which
+    gives ``ruled_out``), its verdict and the questions to send, most weighty first (then in
+    questionnaire order)."""
     scoring = bank.scoring
     rule = scoring.coverage
     total = answered = 0
@@ -84,10 +91,15 @@ def coverage_of(
     send: list[QuestionToSend] = []
     for q in bank.questions:
         a = answers.get(q.id)
+        w = weight(q, scoring)
+        if q.id in ruled_out:  # covered by the answers that rule it out
+            total += w
+            answered += w
+            by_level[_ruling_evidence(q, answers)] += w
+            continue
         if a.not_applicable:
             not_applicable.append(q.id)
             continue
-        w = weight(q, scoring)
         total += w
         old = _answered(a) and is_stale(a, answers.date, rule.answer_max_age_days)
         if _answered(a) and not old:
@@ -112,6 +124,7 @@ def coverage_of(
         questions=sum(1 for q in bank.questions if q.id not in not_applicable),
         answered=sum(1 for q in bank.questions if q.id not in not_applicable) - len(send),
         not_applicable=not_applicable,
+        ruled_out=list(ruled_out),
         stale=stale,
     )
     verdict: EvidenceVerdict = (
@@ -120,6 +133,14 @@ def coverage_of(
     order = {q.id: i for i, q in enumerate(bank.questions)}
     send.sort(key=lambda s: (-s.weight, order[s.id]))
     return result, verdict, send
+
+
+def _ruling_evidence(q: Question, answers: AnswerSet) -> EvidenceLevel:
+    """Return the weakest evidence of the answers that rule ``q`` out."""
+    when = q.not_applicable_when
+    conds = [*when.all, *when.any] if when is not None else []
+    levels = [answers.get(c.question).evidence for c in conds] or [EvidenceLevel.ATTESTED]
+    return min(levels, key=lambda e: e.rank)
 
 
 def _in_place(q: Question, value: Value) -> bool:

@@ -82,7 +82,9 @@ _TIER_OF_SEVERITY = {
 
 def carried_by(findings: Iterable[ScoreFinding]) -> Tier:
     """Return the highest tier the findings carry: that of the most severe one (low if none)."""
-    return max((_TIER_OF_SEVERITY[f.severity] for f in findings), key=lambda t: t.rank, default=Tier.LOW)
+    return max(
+        (_TIER_OF_SEVERITY[f.severity] for f in findings), key=lambda t: t.rank, default=Tier.LOW
+    )
 
 
 def tier_of(score: int, findings: Iterable[ScoreFinding], scoring: Scoring) -> Tier:

@@ -102,7 +102,13 @@ class CoverageResult(Model):
     sufficient_at: float = Field(description="The questionnaire's scoring.coverage.sufficient_at")
     questions: int = Field(description="Questions that apply")
     answered: int = Field(description="Of them, answered with a current answer")
-    not_applicable: list[str] = Field(default_factory=list)
+    not_applicable: list[str] = Field(
+        default_factory=list, description="Answered not_applicable: out of the weight"
+    )
+    ruled_out: list[str] = Field(
+        default_factory=list,
+        description="Not applicable by other answers (not_applicable_when): covered by them",
+    )
     stale: list[str] = Field(
         default_factory=list, description="Answered, but dated past answer_max_age_days"
     )

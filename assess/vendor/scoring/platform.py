@@ -29,7 +29,11 @@ def is_platform(ctx: Context, adv: Advisory) -> bool:
     (``Cloudflare Workers AI`` for vendor Cloudflare, service Workers AI)."""
     said = " ".join(
         str(v)
-        for v in (ctx.answers.vendor, ctx.answers.value("vendor.name"), ctx.answers.value("vendor.service"))
+        for v in (
+            ctx.answers.vendor,
+            ctx.answers.value("vendor.name"),
+            ctx.answers.value("vendor.service"),
+        )
     )
     wanted = _words(adv.platform)
     return bool(wanted) and wanted <= _words(said)
