@@ -23,6 +23,12 @@ def _cannot_say(threshold: str, result: ScoreResult) -> None:
     )
 
 
+_FAIL_ON_HELP = (
+    "Exit 1 when a finding is this severe or worse (e.g. high); exit 2 when none is but the "
+    "evidence coverage is insufficient to say."
+)
+
+
 def register(app: typer.Typer) -> None:
     """Add the `score` command to ``app``."""
 
@@ -38,12 +44,7 @@ def register(app: typer.Typer) -> None:
         json_out: str | None = typer.Option(
             None, "--json", help="Write the score document to this file ('-': stdout only)."
         ),
-        fail_on: str | None = typer.Option(
-            None,
-            "--fail-on",
-            help="Exit 1 when a finding is this severe or worse (e.g. high); "
-            "exit 2 when none is but the evidence is insufficient to say.",
-        ),
+        fail_on: str | None = typer.Option(None, "--fail-on", help=_FAIL_ON_HELP),
         questionnaire: str | None = typer.Option(
             None, "--questionnaire", help="Questionnaire id or file (default: the one named)."
         ),
