@@ -86,17 +86,24 @@ def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
 
 
 def run_report(
-    req: ReportRequest, out: Path, formats: tuple[str, ...], signing: Signing | None = None
+    req: ReportRequest,
+    out: Path,
+    formats: tuple[str, ...],
+    signing: Signing | None = None,
+    force: bool = False,
 ) -> None:
     """Gather, build, write and print what was written (shared by `report` and `demo`).
 
     Raises:
+        UsageError: ``out`` holds a review and not ``force`` (before anything is read).
         AssessError: from any input, or when an output cannot be written.
     """
     from assess.kernel.output import progress_bar, step
     from assess.report.api import review
-    from assess.report.files import write_review
+    from assess.report.files import refuse_existing, write_review
 
+    if not force:
+        refuse_existing(out)
     # progress on stderr, only on a terminal: the inputs (a bar while logs are read), then the
     # writing (the PDF is most of a run's time)
     with progress_bar("reading the inputs and request logs") as progress:
@@ -104,7 +111,7 @@ def run_report(
     report = done.report
     with step(f"writing the review ({', '.join(formats)}) to {out}"):
         written = write_review(
-            report, out, formats, command_line(req, formats), done.affected_rows, signing
+            report, out, formats, command_line(req, formats), done.affected_rows, signing, force
         )
     counts = ", ".join(f"{n} {s}" for s, n in report.scoring.severity_counts.items() if n)
     typer.echo(
@@ -205,6 +212,9 @@ _PREVIOUS = typer.Option(
     help="An earlier review's folder (or its report.json): the remediation plan shows "
     "what moved since.",
 )
+_FORCE = typer.Option(
+    False, "--force", help="Replace the review already in --out (refused without it)."
+)
 _SIGN = typer.Option(
     None,
     "--sign",
@@ -235,6 +245,7 @@ def report_cmd(
     sign: Path | None = _SIGN,
     signer: str | None = _SIGNER,
     passphrase_env: str | None = PASSPHRASE_ENV,
+    force: bool = _FORCE,
 ) -> None:
     """Write the vendor review (see REPORT_HELP)."""
     from assess.report.files import Signing, parse_formats
@@ -258,7 +269,7 @@ def report_cmd(
         review=review_file,
         previous=previous,
     )
-    run_report(req, out, formats, signing)
+    run_report(req, out, formats, signing, force)
 
 
 # Options, named once here so the command's signature stays one line per option.
@@ -273,6 +284,7 @@ _DEMO_OUT = typer.Option(
 
 def demo_cmd(
     out: Path = _DEMO_OUT,
+    force: bool = _FORCE,
 ) -> None:
     """Review the shipped samples (see DEMO_HELP)."""
     from assess.report.files import FORMATS
@@ -281,7 +293,7 @@ def demo_cmd(
         "Demo: the probe evidence is a simulation, a run against the local lab "
         "(127.0.0.1), not the vendor's service; the review labels it and does not score it."
     )
-    run_report(demo_request(), out, FORMATS)
+    run_report(demo_request(), out, FORMATS, force=force)
 
 
 def register(app: typer.Typer) -> None:

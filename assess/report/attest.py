@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from assess import __version__
+from assess.report.bundle import folder_files
 from assess.report.files import SIGNED_STATEMENT
 from assess.report.models import Manifest
 from assess.report.signing import (
@@ -75,23 +75,6 @@ def envelope_bytes(
     """Return ``review.intoto.jsonl``: the statement of ``files`` signed by ``key``."""
     payload = statement_bytes(files, manifest, keyid_of(key.public_key()), signer)
     return sign_envelope(payload, key, INTOTO_PAYLOAD_TYPE)
-
-
-def folder_files(folder: Path) -> tuple[dict[str, Path], list[str]]:
-    """Return the regular files under ``folder`` by relative POSIX name, and the names of
-    entries that are neither files nor folders, or are symlinks (never followed)."""
-    files: dict[str, Path] = {}
-    odd: list[str] = []
-    for root, dirs, names in os.walk(folder, followlinks=False):
-        base = Path(root)
-        for name in [*names, *(d for d in dirs if (base / d).is_symlink())]:
-            path = base / name
-            rel = path.relative_to(folder).as_posix()
-            if path.is_symlink() or not path.is_file():
-                odd.append(rel)
-            else:
-                files[rel] = path
-    return files, sorted(odd)
 
 
 def signature_checks(folder: Path, trusted: Sequence[PublicKey]) -> tuple[list[Check], str | None]:

@@ -103,6 +103,7 @@ def write_review(
     command: Sequence[str],
     affected_rows: Sequence[Mapping[str, Any]] | None = None,
     signing: Signing | None = None,
+    force: bool = False,
 ) -> WrittenReview:
     """Write the review into ``out_dir`` and return what was written.
 
@@ -115,8 +116,11 @@ def write_review(
     (:mod:`assess.report.attest`).
 
     Raises:
+        UsageError: ``out_dir`` holds a review already and ``force`` is not set.
         OutputError: when a file cannot be written.
     """
+    if not force:
+        refuse_existing(out_dir)
     outputs = _outputs(report, formats, affected_rows)
     manifest = build_manifest(report.inputs, outputs, command, report.generated_at)
     files = {**outputs, MANIFEST_JSON: manifest_bytes(manifest)}  # the manifest last
@@ -140,6 +144,22 @@ def write_review(
 
     swap_in(out_dir, fill, replaced=REVIEW_FILES)
     return WrittenReview(paths=[out_dir / name for name in files], manifest=manifest, removed=stale)
+
+
+def refuse_existing(out_dir: Path) -> None:
+    """Refuse to write over a review: ``out_dir`` holding any of assess's review files.
+
+    Raises:
+        UsageError: naming the files found and what to do.
+    """
+    if out_dir.is_symlink() or (out_dir.exists() and not out_dir.is_dir()):
+        raise UsageError(f"--out {out_dir}: not a folder", "Give a new folder.")
+    found = [n for n in REVIEW_FILES if (out_dir / n).exists() or (out_dir / n).is_symlink()]
+    if found:
+        raise UsageError(
+            f"--out {out_dir}: holds a review already ({', '.join(found)}); it is not replaced",
+            "Give a new folder, or --force to replace that review.",
+        )
 
 
 def _outputs(

@@ -19,45 +19,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from assess.kernel.errors import AssessError, CatalogueError, UsageError
+from assess.kernel.errors import AssessError, UsageError
+from assess.report.bundle import bundle_file, input_checks, output_checks, resolve_input
 from assess.report.files import MANIFEST_JSON, REPORT_JSON, REPORT_PDF
-from assess.report.models import Manifest, ManifestEntry, Report
+from assess.report.models import Manifest, Report
 from assess.report.signing import PublicKey
 from assess.report.verify_model import Check, Signature, VerifyResult
 
 
 def _hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _compare(what: str, entry: ManifestEntry, path: Path | None) -> Check:
-    if path is None or not path.is_file():
-        return Check(what=what, status="differs", detail=f"{entry.path}: no such file")
-    data = path.read_bytes()
-    digest = _hash(data)
-    if digest != entry.sha256 or len(data) != entry.bytes:
-        return Check(
-            what=what,
-            status="differs",
-            detail=f"sha256 {digest[:16]}... ({len(data):,} bytes), the manifest says "
-            f"{entry.sha256[:16]}... ({entry.bytes:,} bytes)",
-        )
-    return Check(what=what, status="ok", detail=f"sha256 {digest[:16]}... as listed")
-
-
-def resolve_input(path: str, base: Path) -> Path | None:
-    """Return where a manifest input is: ``base/path``, or a shipped sample ('samples/...')."""
-    if path == "-":
-        return None
-    candidates = [base / path]
-    if path.startswith("samples/"):
-        try:
-            from assess.kernel.resources import data_dir
-
-            candidates.append(data_dir("samples") / path.removeprefix("samples/"))
-        except CatalogueError:
-            pass
-    return next((c for c in candidates if c.is_file()), None)
 
 
 def load_manifest(folder: Path) -> Manifest:
@@ -72,6 +43,11 @@ def load_manifest(folder: Path) -> Manifest:
             f"verify: {folder}: no such folder", "Give the folder `assess report` wrote."
         )
     path = folder / MANIFEST_JSON
+    if path.is_symlink():
+        raise UsageError(
+            f"verify: {path}: a symlink, refused: verify reads nothing outside the review folder",
+            "Give the folder `assess report` wrote, with its own manifest.json.",
+        )
     if not path.is_file():
         raise UsageError(
             f"verify: {folder}: no {MANIFEST_JSON} in it, so there is nothing to verify against",
@@ -324,23 +300,17 @@ def _review_checks(
 ) -> list[Check]:
     """Return the checks against the manifest: hashes, the PDF's report.json, the score."""
     base = inputs if inputs is not None else Path.cwd()
-    checks = [_compare(f"output {e.path}", e, folder / e.path) for e in manifest.outputs]
-    for entry in manifest.inputs:
-        what = f"input {entry.path}" + (f" ({entry.role})" if entry.role else "")
-        if not check_inputs:
-            checks.append(Check(what=what, status="not-checked", detail="--no-inputs"))
-            continue
-        check = _compare(what, entry, resolve_input(entry.path, base))
-        if check.detail.endswith("no such file"):
-            check = check.model_copy(
-                update={"detail": f"{check.detail} under {base} (give --inputs FOLDER)"}
-            )
-        checks.append(check)
+    checks = output_checks(folder, manifest) + input_checks(manifest, base, check_inputs)
     listed = {e.path for e in manifest.outputs}
-    json_path = folder / REPORT_JSON
-    json_bytes = json_path.read_bytes() if REPORT_JSON in listed and json_path.is_file() else None
+    json_path, _ = bundle_file(folder, REPORT_JSON)
+    json_bytes = (
+        json_path.read_bytes()
+        if REPORT_JSON in listed and json_path is not None and json_path.is_file()
+        else None
+    )
     source = json_bytes
-    if REPORT_PDF in listed and (folder / REPORT_PDF).is_file():
+    pdf_path, _ = bundle_file(folder, REPORT_PDF)
+    if REPORT_PDF in listed and pdf_path is not None and pdf_path.is_file():
         check, attached = _attachment_check(folder, json_bytes)
         checks.append(check)
         source = source if source is not None else attached

@@ -33,7 +33,9 @@ class Crash(BaseException):
 
 
 def _review(run_cli, out: Path, answers: Path) -> object:  # type: ignore[no-untyped-def]
-    return run_cli("report", "-q", str(answers), "--format", "json,html", "--out", str(out))
+    return run_cli(
+        "report", "-q", str(answers), "--format", "json,html", "--out", str(out), "--force"
+    )
 
 
 def _vendor_if_whole(folder: Path) -> str:

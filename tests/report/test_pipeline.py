@@ -247,7 +247,10 @@ def test_a_review_written_over_an_earlier_one_leaves_none_of_its_files(module_tm
     assert first.exit_code in (0, 1), first.output
     assert (out / "report.html").is_file()
     (out / "notes.txt").write_text("the reviewer's own notes")
-    second = invoke(*full_args(src, out, "--format", "json"))
+    refused = invoke(*full_args(src, out, "--format", "json"))
+    assert refused.exit_code == 2 and "holds a review already" in refused.output
+    assert (out / "report.html").is_file()
+    second = invoke(*full_args(src, out, "--format", "json", "--force"))
     assert second.exit_code in (0, 1), second.output
     assert not (out / "report.html").exists()
     assert f"Removed {out / 'report.html'}" in second.output
