@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,11 +108,12 @@ def _extract(path: str) -> str:
     return f"COALESCE(json_extract_string(line, {lit(json_path(path, True))}), {nested})"
 
 
-def _first(paths: list[str]) -> str:
-    """The first of ``paths`` holding a value that is neither null nor empty, as text."""
-    if not paths:
-        return "CAST(NULL AS VARCHAR)"
-    return "COALESCE(" + ", ".join(f"NULLIF({_extract(p)}, '')" for p in paths) + ")"
+def _first(paths: list[str], skip: Sequence[str] = ()) -> str:
+    """The first of ``paths`` whose text is not null, "" or one of ``skip`` (placeholders)."""
+    texts = [_extract(p) for p in paths]
+    for value in ("", *skip):
+        texts = [f"NULLIF({t}, {lit(value)})" for t in texts]
+    return f"COALESCE({', '.join(texts)})" if texts else "CAST(NULL AS VARCHAR)"
 
 
 def _scalar(value: Any) -> str:
@@ -241,8 +242,9 @@ def definition(preset: Preset, scope: ScopeFilter, table: str, column: str) -> s
 
 def _fields(preset: Preset, table: str, column: str) -> str:
     """CTEs src, parsed, f: the records (non-blank lines), which are objects, their raw fields."""
-    fields = preset.fields
-    texts = ", ".join(f"CASE WHEN ok THEN {_first(fields.get(n, []))} END AS {n}" for n in _TEXT)
+    fields, skip = preset.fields, preset.no_value
+    first = {n: _first(fields.get(n, []), skip.get(n, ())) for n in _TEXT}
+    texts = ", ".join(f"CASE WHEN ok THEN {first[n]} END AS {n}" for n in _TEXT)
     return f"""src AS (
   SELECT {column} AS line FROM {table} WHERE REGEXP_MATCHES({column}, {lit(_NOT_BLANK)})
 ), parsed AS (

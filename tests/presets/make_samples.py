@@ -162,7 +162,11 @@ def litellm() -> None:
         end = start + timedelta(seconds=30 if when == "before" else 45)
         rec = {
             "id": f"chatcmpl-lt-r{n:02d}",
+            # as litellm 1.106.12 writes them (tests/scope/test_litellm_proxy.py): session_id ""
+            # unless request_correlation_in_logs is on; trace_id the client's session, else a
+            # new id per call; the session the client sent also in metadata.requester_metadata
             "trace_id": sess or f"trace-r{n:02d}",
+            "session_id": "",
             "call_type": "acompletion",
             "stream": False,
             "response_cost": 0.41,
@@ -186,6 +190,7 @@ def litellm() -> None:
                 "user_api_key_user_id": None,
                 "user_api_key_end_user_id": None,
                 "requester_ip_address": "10.0.4.17",
+                "requester_metadata": {"session_id": sess} if sess else {},
             },
             "cache_hit": False,
             "messages": MSG,

@@ -149,7 +149,8 @@ def field_readings(
             continue
         columns = [_column(records, path) for path in paths]
         present = {p for p, column in zip(paths, columns, strict=True) if _any_key(column)}
-        used, example = _givers(paths, columns)
+        empty = () if side else preset.no_value.get(name, ())
+        used, example = _givers(paths, columns, empty)
         example = redact(name, example) if example is not None else None
         source = used.most_common(1)[0][0] if used else None
         if source is None and not side and preset.join and name in preset.join.fields:
@@ -180,11 +181,16 @@ def _any_key(column: list[Any]) -> bool:
     return any(value is not MISSING for value in column)
 
 
-def _givers(paths: list[str], columns: list[list[Any]]) -> tuple[Counter[str], Any]:
+def _givers(
+    paths: list[str], columns: list[list[Any]], no_value: Sequence[str] = ()
+) -> tuple[Counter[str], Any]:
     """Return how many records got their value from each path (the first path with a value that
-    is not null or ""), in the order the paths first gave one, and the first value given."""
+    is not null, "" or a placeholder in ``no_value``), in the order the paths first gave one,
+    and the first value given."""
     used: Counter[str] = Counter()
     example = None
+    if no_value:
+        columns = [[MISSING if v in no_value else v for v in column] for column in columns]
     if len(paths) == 1:
         given = [v for v in columns[0] if v is not MISSING and v is not None and v != ""]
         if given:

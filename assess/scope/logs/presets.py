@@ -16,6 +16,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from assess.kernel.errors import CatalogueError, UsageError
 from assess.kernel.model import Model
 from assess.scope.fields import CANONICAL_FIELDS as CANONICAL_FIELDS  # its one home
+from assess.scope.fields import ID_FIELDS
 from assess.scope.logs.candidates import alternatives, expand
 from assess.scope.logs.paths import MISSING, get_path
 
@@ -151,6 +152,12 @@ class Preset(Model):
     fields: dict[str, list[str]]
     timestamp_format: Literal["auto", "iso", "epoch_s", "epoch_ms", "epoch_us", "epoch_ns"] = "auto"
     non_request: list[NonRequestRule] = Field(default_factory=list)
+    no_value: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Optional: per text field, values that stand for no value (a product's "
+        "placeholder, e.g. LiteLLM's master key alias as the key hash): a candidate path "
+        "holding one is passed over, as an empty one is",
+    )
     join: Join | None = None
     priority: int = Field(
         default=0, description="Optional: breaks --preset auto ties (higher wins)"
@@ -168,6 +175,16 @@ class Preset(Model):
             if not fields.get(name):
                 raise ValueError(f"'{name}' needs at least one path")
         return _check_fields(fields, bool(info.data.get("twins", True)))
+
+    @field_validator("no_value")
+    @classmethod
+    def _text_fields(cls, no_value: dict[str, list[str]]) -> dict[str, list[str]]:
+        wrong = sorted(set(no_value) - set(ID_FIELDS))
+        if wrong:
+            raise ValueError(
+                f"no_value: {', '.join(wrong)} is not a text field; use {', '.join(ID_FIELDS)}"
+            )
+        return no_value
 
     def matches(self, record: Any) -> bool:
         """Return True when ``record`` fits one of the preset's detect rules."""

@@ -7,7 +7,7 @@ place.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,10 +41,14 @@ class Outcome:
     skip: str | None = None
 
 
-def _first(record: Any, paths: list[str]) -> Any:
+def _first(record: Any, paths: list[str], no_value: Collection[str] = ()) -> Any:
+    """Return the value of the first of ``paths`` holding one: not missing, null, "" or one of
+    ``no_value`` (a product's placeholder, see ``Preset.no_value``)."""
     for path in paths:
         value = get_path(record, path)
         if value is not MISSING and value is not None and value != "":
+            if no_value and isinstance(value, str) and value in no_value:
+                continue
             return value
     return None
 
@@ -122,8 +126,10 @@ def classify(
     reason = preset.non_request_reason(record)
     if reason is not None:
         return Outcome(non_request=reason)
-    fields = preset.fields
-    values = {name: _first(record, fields.get(name, [])) for name in ROW_FIELDS}
+    fields, empty = preset.fields, preset.no_value
+    values = {
+        name: _first(record, fields.get(name, []), empty.get(name, ())) for name in ROW_FIELDS
+    }
     if side is not None and preset.join is not None:
         key = _text(_first(record, [preset.join.key]))
         extra = side.get(key or "", {})
@@ -161,7 +167,8 @@ def classify(
 
 def details(record: Any, preset: Preset, names: tuple[str, ...]) -> list[str | None]:
     """Return the canonical fields ``names`` of ``record`` as text (lists/objects as JSON)."""
-    return [_text(_first(record, preset.fields.get(name, []))) for name in names]
+    fields, empty = preset.fields, preset.no_value
+    return [_text(_first(record, fields.get(name, []), empty.get(name, ()))) for name in names]
 
 
 def side_fields(record: Any, preset: Preset) -> tuple[str | None, dict[str, Any]]:

@@ -73,6 +73,8 @@ class ColumnPlan:
     rules: list[Condition] = field(default_factory=list)
     #: Top-level columns polars may read as its Null type (see :func:`_unheld`).
     null_columns: frozenset[str] = frozenset()
+    #: The account id's placeholder values (``Preset.no_value``): passed over like "".
+    no_account: tuple[str, ...] = ()
 
     @classmethod
     def build(
@@ -127,6 +129,7 @@ class ColumnPlan:
             rules=[rule.when for rule in preset.non_request],
             timestamp_format=preset.timestamp_format,
             texts=texts,
+            no_account=tuple(preset.no_value.get("account_id", ())),
         )
 
     def polars_schema(self, lean: bool = False) -> dict[str, Any]:
@@ -153,7 +156,9 @@ class ColumnPlan:
             column = pc.struct_field(column, part)
         return column
 
-    def _coalesce(self, table: pa.Table, name: str) -> Any:
+    def _coalesce(self, table: pa.Table, name: str, skip: tuple[str, ...] | None = None) -> Any:
+        """The first candidate column's value row by row; ``skip`` (text fields): values that
+        are no value besides "" (as the record path's ``_first`` passes them over)."""
         paths = self.fields.get(name, [])
         if not paths:
             return pa.nulls(table.num_rows, TEXT)
@@ -162,6 +167,10 @@ class ColumnPlan:
         columns = [c for c in columns if c.null_count < len(c)] or columns[:1]
         if len({c.type for c in columns}) > 1:
             raise NotColumnar(f"the paths of '{name}' have different types")
+        kind = columns[0].type
+        if skip is not None and (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+            empty = pa.array(["", *skip], kind)
+            columns = [pc.if_else(pc.is_in(c, value_set=empty), None, c) for c in columns]
         return columns[0] if len(columns) == 1 else pc.coalesce(*columns)
 
     def extract(self, table: pa.Table) -> tuple[pa.Table, Any]:
@@ -196,7 +205,7 @@ class ColumnPlan:
             "timestamp": stamps,
             "model": model,
             "prompt_tokens": pc.if_else(pc.equal(tokens, 0), None, tokens),
-            "account_id": _as(self._coalesce(table, "account_id"), TEXT),
+            "account_id": _as(self._coalesce(table, "account_id", self.no_account), TEXT),
         }
         nulls = pa.nulls(table.num_rows, TEXT)  # the loaded fields: filled for kept rows only
         return pa.table({name: columns.get(name, nulls) for name in CANONICAL_FIELDS}), slow
@@ -269,8 +278,8 @@ def _text_columns(
     for name in LOADED_FIELDS:
         paths = preset.fields.get(name, [])
         allowed = (str, int) if name == "status" else (str,)
-        if not paths or any(p in tree for p in paths):
-            continue
+        if not paths or name in preset.no_value or any(p in tree for p in paths):
+            continue  # (placeholders: the record path's loader passes them over)
         fits = True
         for path in paths:
             if "." in path:
