@@ -11,13 +11,18 @@ One result holds what the review saw and concluded:
 * the inputs as **back-matter** resources with their SHA-256, the questionnaire standing for the
   assessment plan (``import-ap``: assess has no OSCAL plan to point at).
 
-Every UUID is a UUID5 of the review's own content (:func:`document_uuid`, then names under it), so
-the same review gives the same bytes: with ``SOURCE_DATE_EPOCH`` set, two runs are identical.
+Every UUID is a UUID5 of the review's identity (:func:`document_uuid`: its report id, or for a
+draft the vendor, service and questionnaire) and of the subject it names (a finding's id, a
+question's id, an input's hash), never of the date or the content: a re-run a day later, or the
+next revision of the same review, keeps every UUID, as OSCAL asks ("assigned per-subject ...
+consistently used to identify the same subject across revisions of the document"). Informational
+findings are observations, not findings: nothing failed, so no objective is ``not-satisfied``.
+There is no OSCAL control catalog behind the questionnaire, so the reviewed controls are
+described, never ``include-all``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from typing import Any
@@ -25,18 +30,32 @@ from urllib.parse import quote
 
 from assess.report.governance import Person
 from assess.report.models import Report
-from assess.report.oscal_parts import finding_risk, observations, one_line, props
+from assess.report.oscal_parts import (
+    finding_risk,
+    info_observation,
+    observations,
+    one_line,
+    props,
+)
 from assess.report.oscal_schema import OSCAL_VERSION
 
 #: Namespace of the review UUIDs. Never change it: every UUID of every review would change.
 _ROOT = uuid.uuid5(uuid.NAMESPACE_URL, "urn:assess:oscal")
 
 
+def review_identity(report: Report) -> str:
+    """Return what names the review across runs and revisions: its report id (``--review``),
+    else, for a draft, the vendor, service and questionnaire."""
+    gov, vendor = report.governance, report.vendor
+    if gov.report_id:
+        return f"review/{gov.report_id}"
+    return f"draft/{vendor.name}/{vendor.service}/{report.scoring.questionnaire}"
+
+
 def document_uuid(report: Report) -> uuid.UUID:
-    """Return the UUID of the document: a UUID5 of the review's JSON, so a new review (other
-    inputs, another time) is another document and the same review the same one."""
-    digest = hashlib.sha256(report.model_dump_json().encode("utf-8")).hexdigest()
-    return uuid.uuid5(_ROOT, digest)
+    """Return the UUID of the document: a UUID5 of the review's identity, so the same review
+    keeps its UUID whenever it is written, and another review has another."""
+    return uuid.uuid5(_ROOT, review_identity(report))
 
 
 def oscal_bytes(report: Report) -> bytes:
@@ -136,9 +155,16 @@ def _resources(report: Report, ids: _Ids) -> list[dict[str, Any]]:
         "description": "The questions the vendor answered and the rules that score them.",
         "props": props(role="plan"),
     }
+    named: set[tuple[str, ...]] = set()
+
+    def subject(role: str, sha256: str, path: str) -> str:
+        key = (role, sha256) if (role, sha256) not in named else (role, sha256, path)
+        named.add(key)
+        return ids("input", *key)
+
     return [plan] + [
         {
-            "uuid": ids("input", item.role, item.path, item.sha256),
+            "uuid": subject(item.role, item.sha256, item.path),
             "title": item.path,
             "description": f"Input ({item.role}), {item.bytes} bytes",
             "props": props(role=item.role),
@@ -163,6 +189,9 @@ def _result(report: Report, ids: _Ids, resources: list[dict[str, Any]]) -> dict[
     seen = observations(report, ids, resources)
     findings, risks = [], []
     for f in report.findings:
+        if f.severity.value == "info":
+            seen[f"finding:{f.id}"] = info_observation(report, f, ids, seen)
+            continue
         finding, risk = finding_risk(report, f, ids, seen)
         findings.append(finding)
         risks.append(risk)
@@ -177,7 +206,13 @@ def _result(report: Report, ids: _Ids, resources: list[dict[str, Any]]) -> dict[
         ),
         "reviewed-controls": {
             "description": f"Every question of the questionnaire {report.scoring.questionnaire}.",
-            "control-selections": [{"include-all": {}}],
+            "control-selections": [
+                {
+                    "description": "The questions of the questionnaire stand for the controls: "
+                    "there is no OSCAL catalog behind them, so none is selected by control-id "
+                    "(and not include-all)."
+                }
+            ],
         },
     }
     if seen:

@@ -212,6 +212,24 @@ def related(report: Report, finding: ReportFinding, seen: Observations) -> list[
     return [k for k in dict.fromkeys(keys) if k in seen]
 
 
+def info_observation(
+    report: Report, f: ReportFinding, ids: Ids, seen: Observations
+) -> dict[str, Any]:
+    """Return an informational finding as an observation: a fact recorded, no objective failed
+    (an OSCAL finding's target would have to be ``not-satisfied``), no risk."""
+    keys = related(report, f, seen)
+    return _observation(
+        ids("observation", "finding", f.id),
+        f"{f.ref} {f.title}".strip(),
+        (f.detail or f.title)
+        + (" Rests on: " + ", ".join(seen[k]["title"] for k in keys) + "." if keys else ""),
+        "EXAMINE",
+        props(ref=f.ref, severity=f.severity.value, source=f.source),
+        [],
+        report.generated_at,
+    )
+
+
 def finding_risk(
     report: Report, f: ReportFinding, ids: Ids, seen: Observations
 ) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -1,6 +1,7 @@
 """`assess report --format oscal`: report.oscal.json validates against NIST's OSCAL 1.1.3
 assessment-results schema (vendored), its observations say how they were made, its UUIDs come
-from the content, and SOURCE_DATE_EPOCH gives the same bytes."""
+from the review's identity and each subject (never the date), and SOURCE_DATE_EPOCH gives the
+same bytes."""
 
 from __future__ import annotations
 
@@ -112,7 +113,8 @@ def test_findings_match_the_review_and_link_their_observations(review: Path) -> 
     doc, report = load(review)
     (result,) = doc["assessment-results"]["results"]
     findings = result["findings"]
-    assert [f["title"].split(" ", 1)[0] for f in findings] == [f["ref"] for f in report["findings"]]
+    scored = [f["ref"] for f in report["findings"] if f["severity"] != "info"]
+    assert [f["title"].split(" ", 1)[0] for f in findings] == scored
     observations = {o["uuid"]: o for o in result["observations"]}
     risks = {r["uuid"] for r in result["risks"]}
     for f in findings:
@@ -186,9 +188,67 @@ def test_same_epoch_same_bytes_and_another_review_another_document(module_tmp: P
         assert invoke(*demo_args(out)).exit_code == 0
     for name in ("report.oscal.json", "findings-register.xlsx", "manifest.json", "report.json"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
-    later = module_tmp / "later"
-    assert invoke(*demo_args(later), env={"SOURCE_DATE_EPOCH": "1790000001"}).exit_code == 0
-    assert doc_uuid(a) != doc_uuid(later)
+    other = module_tmp / "other-vendor"
+    args = demo_args(other)
+    args[2] = str(SAMPLES / "vendors" / "well-run.yaml")
+    assert invoke(*args).exit_code == 0
+    assert doc_uuid(a) != doc_uuid(other)
+
+
+def _uuids(folder: Path) -> dict[str, str]:
+    """Every UUID of the document by the path of the object holding it (titles and ids, not
+    positions, so the comparison names what moved)."""
+    found: dict[str, str] = {}
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            name = node.get("title") or node.get("name") or node.get("lifecycle") or ""
+            if isinstance(node.get("uuid"), str):
+                found[f"{where}/{name}"] = node["uuid"]
+            for key, value in node.items():
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, where)
+
+    walk(json.loads((folder / "report.oscal.json").read_text(encoding="utf-8")), "")
+    return found
+
+
+@pytest.mark.parametrize("with_review", [False, True], ids=["draft", "with-review-file"])
+def test_a_run_on_another_day_keeps_every_uuid(module_tmp: Path, with_review: bool) -> None:
+    """Issue 37: re-running the same review a day later changed every OSCAL UUID."""
+    extra = ["--review", str(SAMPLES / DEMO_REVIEW)] if with_review else []
+    runs = {}
+    for epoch in ("1790000000", "1790086400"):  # 2026-09-21 and a day later
+        out = module_tmp / f"day-{epoch}-{with_review}"
+        result = invoke(*demo_args(out, "json,oscal"), *extra, env={"SOURCE_DATE_EPOCH": epoch})
+        assert result.exit_code == 0, result.output
+        runs[epoch] = out
+    first, second = (_uuids(out) for out in runs.values())
+    assert len(first) > 50
+    assert first == second
+    texts = [(out / "report.oscal.json").read_text() for out in runs.values()]
+    assert texts[0] != texts[1]  # the dates did change
+
+
+def test_info_findings_are_observations_and_no_control_is_claimed(review: Path) -> None:
+    doc, report = load(review)
+    (result,) = doc["assessment-results"]["results"]
+    info = [f for f in report["findings"] if f["severity"] == "info"]
+    assert info
+    states = {f["target"]["status"]["state"] for f in result["findings"]}
+    assert states == {"not-satisfied"}
+    finding_titles = {f["title"] for f in result["findings"]}
+    observed = {o["title"]: o for o in result["observations"]}
+    for f in info:
+        title = f"{f['ref']} {f['title']}"
+        assert title not in finding_titles
+        assert {"name": "severity", "ns": "urn:assess:oscal", "value": "info"} in observed[title][
+            "props"
+        ]
+    (selection,) = result["reviewed-controls"]["control-selections"]
+    assert "include-all" not in selection and "no OSCAL catalog" in selection["description"]
 
 
 def doc_uuid(folder: Path) -> str:
