@@ -43,6 +43,9 @@ def _side(result: ScoreResult, answers: AnswerSet) -> Side:
         date=answers.date,
         score=result.score,
         tier=result.tier,
+        points_total=result.points_total,
+        coverage=result.coverage.share,
+        evidence_verdict=result.evidence_verdict,
     )
 
 

@@ -45,6 +45,9 @@ class Side(Model):
     date: dt.date
     score: int
     tier: Tier
+    points_total: int = Field(default=0, description="The findings' points before the cap")
+    coverage: float = Field(default=0.0, description="Evidence coverage (share of the weight)")
+    evidence_verdict: str = Field(default="sufficient", description="The score's verdict")
 
 
 class AnswersDiff(Model):

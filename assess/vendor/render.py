@@ -168,8 +168,14 @@ def print_diff(diff: AnswersDiff, console: Console) -> None:
     """Print the changed answers and the score before and after."""
     o, n = diff.old, diff.new
     console.print(
-        f"{o.source} ({o.date}) -> {n.source} ({n.date}): score {o.score} -> {n.score}, "
-        f"tier {o.tier.value} -> {n.tier.value}",
+        f"{o.source} ({o.date}) -> {n.source} ({n.date}): score {o.score} -> {n.score} "
+        f"(points before the cap {o.points_total} -> {n.points_total}), "
+        f"tier {o.tier.value} -> {n.tier.value}, coverage {o.coverage:.0%} -> {n.coverage:.0%}"
+        + (
+            f" ({n.evidence_verdict})"
+            if n.evidence_verdict != o.evidence_verdict or n.evidence_verdict != "sufficient"
+            else ""
+        ),
         markup=False,
     )
     table = Table(expand=True)

@@ -153,6 +153,24 @@ def test_diff_of_the_shipped_re_attestation(run_cli: Run) -> None:
     assert "advisory.glm-5.3-kv-leak" in diff["findings_resolved"]
 
 
+def test_diff_shows_points_before_the_cap_and_coverage(run_cli: Run, tmp_path: Path) -> None:
+    """Both sides at the cap of 100: the change is in the points before it, never hidden."""
+    old = SAMPLES / "incident-like.yaml"
+    new = tmp_path / "more.yaml"
+    new.write_text(
+        old.read_text() + "  cache.prompt_cache_scope: {value: global, evidence: documented}\n"
+    )
+    diff = json.loads(run_cli("questionnaire", "diff", str(old), str(new), "--json", "-").stdout)
+    assert (diff["old"]["score"], diff["new"]["score"]) == (100, 100)
+    assert diff["new"]["points_total"] == diff["old"]["points_total"] + 15
+    assert diff["new"]["coverage"] > diff["old"]["coverage"]
+    table = run_cli("questionnaire", "diff", str(old), str(new)).stdout
+    before, after = diff["old"]["points_total"], diff["new"]["points_total"]
+    flat = " ".join(table.split())
+    assert f"score 100 -> 100 (points before the cap {before} -> {after})" in flat
+    assert f"coverage {diff['old']['coverage']:.0%} -> {diff['new']['coverage']:.0%}" in flat
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [("incident-like", "incident-like-after-fix"), ("well-run", "evasive")],

@@ -1,0 +1,151 @@
+"""Answers as providers publish them: not_applicable, per model, dated, contradicting documents;
+compensating controls, the advisory's own platform, the questions to send."""
+
+from __future__ import annotations
+
+import pytest
+
+from assess.advisories.catalogue import load_advisories
+from assess.kernel.errors import InputError
+from assess.kernel.structured import parse_yaml
+from assess.vendor.answers import AnswerSet
+from assess.vendor.answers_check import check_answers
+from assess.vendor.answers_file import load_answers_and_bank
+from assess.vendor.bank import shipped_questionnaire
+from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.models import ScoreResult
+from tests.conftest import REPO
+
+BANK = shipped_questionnaire()
+
+
+def answers(body: str, vendor: str = "V") -> AnswerSet:
+    doc = parse_yaml(f"vendor: {vendor}\ndate: 2026-11-01\nanswers:\n" + body, "a.yaml")
+    return check_answers(doc.data, doc.where, BANK)
+
+
+def scored(body: str, vendor: str = "V") -> ScoreResult:
+    return score_answers(BANK, answers(body, vendor), load_advisories())
+
+
+def ids(result: ScoreResult) -> dict[str, str]:
+    """Every finding by id, those merged under another included."""
+    return {m.id: m.severity.value for f in result.findings for m in (f, *f.merged)}
+
+
+def test_not_applicable_needs_a_reason() -> None:
+    with pytest.raises(InputError, match=r"a\.yaml:4: engine\.version: not_applicable needs a note"):
+        answers("  engine.version: not_applicable\n")
+    result = scored(
+        "  engine.name: {value: proprietary, evidence: documented}\n"
+        "  engine.version: {value: not_applicable, note: 'proprietary engine, no public versions'}\n"
+    )
+    assert result.coverage.not_applicable == ["engine.version"]
+    assert "engine.version" not in {q.id for q in result.questions_to_send}
+
+
+def test_transfer_controls_do_not_apply_to_aggregated_serving() -> None:
+    body = "  isolation.transfer_checksums: {value: no, evidence: documented}\n"
+    assert "control-absent.isolation.transfer_checksums" in ids(scored(body))
+    result = scored(body + "  deployment.mode: {value: aggregated, evidence: documented}\n")
+    assert "control-absent.isolation.transfer_checksums" not in ids(result)
+    assert "isolation.transfer_checksums" in result.coverage.ruled_out
+    assert result.answers["isolation.transfer_checksums"].value == "not_applicable"
+    assert "deployment.mode = aggregated" in result.answers["isolation.transfer_checksums"].note
+
+
+@pytest.mark.parametrize(("evidence", "offset"), [("documented", True), ("attested", False)])
+def test_deferred_kv_release_offsets_aborts_mid_transfer_when_documented(
+    evidence: str, offset: bool
+) -> None:
+    result = scored(
+        "  deployment.mode: {value: disaggregated, evidence: documented}\n"
+        "  isolation.proxy_aborts_mid_transfer: {value: yes, evidence: documented}\n"
+        f"  isolation.deferred_kv_release: {{value: yes, evidence: {evidence}}}\n"
+    )
+    found = ids(result)
+    assert ("proxy-aborts-disaggregated" not in found) is offset
+    assert ("control-absent.isolation.proxy_aborts_mid_transfer" not in found) is offset
+    offsets = {m.offsets: m.by for m in result.mitigations}
+    if offset:
+        assert offsets == {
+            "proxy-aborts-disaggregated": ["isolation.deferred_kv_release"],
+            "control-absent.isolation.proxy_aborts_mid_transfer": ["isolation.deferred_kv_release"],
+        }
+    else:
+        assert offsets == {}
+
+
+def test_answers_per_model_raise_what_holds_for_some_and_say_which() -> None:
+    result = scored(
+        "  data.zero_retention:\n"
+        "    value: opt-in\n"
+        "    per: {gpt-4o-audio: approval, eu-region: default}\n"
+        "    evidence: documented\n"
+    )
+    (finding,) = [f for f in result.findings if f.id == "zero-retention-by-approval"]
+    assert finding.title.endswith("(for gpt-4o-audio)")
+    (in_place,) = [c for c in result.controls_in_place if c.question == "data.zero_retention"]
+    assert in_place.value == "opt-in" and in_place.only_for == []
+
+
+def test_the_providers_own_documents_contradicting_each_other_is_a_finding() -> None:
+    result = scored(
+        "  cache.prompt_cache_scope:\n"
+        "    value: organization\n"
+        "    evidence: documented\n"
+        "    ref: https://example.com/docs/caching\n"
+        "    conflicts:\n"
+        "      - {ref: https://example.com/faq, note: 'caches may be shared to improve latency'}\n"
+    )
+    finding = next(f for f in result.findings if f.id == "docs-conflict.cache.prompt_cache_scope")
+    assert finding.severity.value == "medium" and finding.points == 5
+    assert "https://example.com/faq says: caches may be shared" in finding.detail
+
+
+def test_an_old_answer_is_stale_and_asked_again() -> None:
+    body = (
+        "  compliance.attestations:\n"
+        "    value: [SOC 2 Type II]\n"
+        "    evidence: documented\n"
+        "    date: {date}\n"
+    )
+    fresh = scored(body.format(date="2026-06-30"))
+    old = scored(body.format(date="2024-06-30"))
+    assert old.coverage.stale == ["compliance.attestations"] and fresh.coverage.stale == []
+    assert old.coverage.answered_weight < fresh.coverage.answered_weight
+    asked = {q.id: q.reason for q in old.questions_to_send}
+    assert asked["compliance.attestations"] == "stale"
+
+
+@pytest.mark.parametrize(
+    ("engine", "severity"),
+    [
+        ("", "medium"),  # fixed per the advisory, not verified here
+        (
+            "  engine.name: {value: sglang, evidence: verified}\n"
+            "  engine.version: {value: '0.5.22', evidence: verified}\n",
+            "low",
+        ),
+    ],
+)
+def test_the_advisorys_own_platform_serving_its_model_is_flagged(engine: str, severity: str) -> None:
+    body = (
+        "  vendor.name: {value: 'Cloudflare, Inc.', evidence: documented}\n"
+        "  vendor.service: {value: Workers AI, evidence: documented}\n"
+        "  vendor.models: {value: ['@cf/zai-org/glm-5.3'], evidence: documented}\n"
+    )
+    found = ids(scored(body + engine))
+    assert found["advisory-platform.glm-5.3-kv-leak"] == severity
+    assert "advisory-model-served.glm-5.3-kv-leak" not in found
+    other = ids(scored(body.replace("Cloudflare, Inc.", "Other").replace("Workers AI", "Chat")))
+    assert other["advisory-model-served.glm-5.3-kv-leak"] == "info"
+
+
+def test_an_older_answers_file_stays_valid_and_coverage_says_what_is_new() -> None:
+    bank, old = load_answers_and_bank(REPO / "samples" / "vendors" / "well-run.yaml")
+    result = score_answers(bank, old, load_advisories())
+    asked = {q.id: q.reason for q in result.questions_to_send}
+    assert asked["cache.prompt_cache_scope"] == "unknown"
+    assert asked["data.zero_retention"] == "unknown"
+    assert result.evidence_verdict == "sufficient" and result.coverage.share < 1
