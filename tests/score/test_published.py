@@ -34,11 +34,13 @@ def ids(result: ScoreResult) -> dict[str, str]:
 
 
 def test_not_applicable_needs_a_reason() -> None:
-    with pytest.raises(InputError, match=r"a\.yaml:4: engine\.version: not_applicable needs a note"):
+    with pytest.raises(
+        InputError, match=r"a\.yaml:4: engine\.version: not_applicable needs a note"
+    ):
         answers("  engine.version: not_applicable\n")
     result = scored(
         "  engine.name: {value: proprietary, evidence: documented}\n"
-        "  engine.version: {value: not_applicable, note: 'proprietary engine, no public versions'}\n"
+        "  engine.version: {value: not_applicable, note: 'proprietary, no public versions'}\n"
     )
     assert result.coverage.not_applicable == ["engine.version"]
     assert "engine.version" not in {q.id for q in result.questions_to_send}
@@ -129,14 +131,23 @@ def test_an_old_answer_is_stale_and_asked_again() -> None:
         ),
     ],
 )
-def test_the_advisorys_own_platform_serving_its_model_is_flagged(engine: str, severity: str) -> None:
+def test_the_advisorys_own_platform_serving_its_model_is_flagged(
+    engine: str, severity: str
+) -> None:
     body = (
         "  vendor.name: {value: 'Cloudflare, Inc.', evidence: documented}\n"
         "  vendor.service: {value: Workers AI, evidence: documented}\n"
         "  vendor.models: {value: ['@cf/zai-org/glm-5.3'], evidence: documented}\n"
     )
-    found = ids(scored(body + engine))
-    assert found["advisory-platform.glm-5.3-kv-leak"] == severity
+    result = scored(body + engine)
+    found = ids(result)
+    fixed = severity == "low"
+    key = (
+        "advisory-platform-fixed.glm-5.3-kv-leak" if fixed else "advisory-platform.glm-5.3-kv-leak"
+    )
+    assert found[key] == severity
+    assert result.tier.value == ("low" if fixed else "medium")
+    assert [d.rule for d in result.decided_by] == ([] if fixed else ["advisory-platform"])
     assert "advisory-model-served.glm-5.3-kv-leak" not in found
     other = ids(scored(body.replace("Cloudflare, Inc.", "Other").replace("Workers AI", "Chat")))
     assert other["advisory-model-served.glm-5.3-kv-leak"] == "info"

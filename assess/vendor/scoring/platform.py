@@ -3,7 +3,9 @@
 A vendor that serves an advisory's model is told to scope its logs (an info finding); when the
 vendor *is* the advisory's platform, the incident happened there: a finding at least medium until
 the fix is verified (the deployed engine version, verified, outside the affected range), high when
-the advisory records no fix at all.
+the advisory records no fix at all. Verified fixed, it stays listed (low,
+``advisory-platform-fixed``). The questionnaire's decisive rule ``advisory-platform`` keeps the tier
+at least medium until then.
 """
 
 from __future__ import annotations
@@ -60,8 +62,10 @@ def platform_finding(ctx: Context, adv: Advisory, served: list[str]) -> ScoreFin
         return None
     window = f"{adv.window.start:%Y-%m-%d}..{adv.window.end:%Y-%m-%d}"
     leaked = f"{adv.leaked_responses:,} leaked responses, " if adv.leaked_responses else ""
+    prefix = "advisory-platform"
     if fix_verified(ctx, adv):
         severity, status = Severity.LOW, "fix verified (engine version, verified evidence)"
+        prefix = "advisory-platform-fixed"
     elif adv.fixed_on is not None:
         severity = Severity.MEDIUM
         status = f"fixed on {adv.fixed_on:%Y-%m-%d} per the advisory; not verified here"
@@ -69,7 +73,7 @@ def platform_finding(ctx: Context, adv: Advisory, served: list[str]) -> ScoreFin
         severity, status = Severity.HIGH, "no fix recorded"
     refs = "; ".join(f"{r.title}: {r.url}" for r in adv.references)
     return ctx.finding(
-        f"advisory-platform.{adv.id}",
+        f"{prefix}.{adv.id}",
         severity,
         f"{adv.platform} serves {', '.join(served)}, the platform and model of advisory "
         f"{adv.id}: {status}",
