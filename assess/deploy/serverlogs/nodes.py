@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from assess.deploy.models import NodeLog, Role
-from assess.deploy.serverlogs.registry import parse_launches
+from assess.deploy.serverlogs.registry import KEEP_LINES, LAUNCH_MARKERS, parse_launches
 from assess.deploy.serverlogs.source import read_log
 from assess.kernel.errors import UsageError
 
@@ -71,7 +71,7 @@ def load_nodes(paths: Sequence[str], nodes: Sequence[tuple[Role, str]] = ()) -> 
     taken: set[str] = set()
     result: list[NodeLog] = []
     for path in ordered:
-        source = read_log(path)
+        source = read_log(path, LAUNCH_MARKERS, KEEP_LINES)
         launches = parse_launches(source)
         name = node_name(path, taken)
         for number, parsed in enumerate(launches, 1):

@@ -12,6 +12,13 @@ from assess.deploy.serverlogs.vllm import VLLMParser
 
 #: Add an engine by writing a ServerLogParser in its own module and listing it here.
 PARSERS: dict[str, ServerLogParser] = {"sglang": SGLangParser(), "vllm": VLLMParser()}
+#: Every engine's launch banners: while a long log is thinned, each one starts a launch afresh.
+LAUNCH_MARKERS = tuple(marker for parser in PARSERS.values() for marker in parser.launch_markers)
+#: Lines never thinned away: the strong signatures (a pool, a context, a banner; printed once per
+#: rank, and the smallest rank's value is the one that counts).
+KEEP_LINES = tuple(
+    pattern for parser in PARSERS.values() for pattern, weight in parser.signatures if weight >= 3
+)
 
 
 def detect(log: LogText) -> ServerLogParser | None:

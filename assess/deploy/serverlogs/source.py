@@ -1,30 +1,45 @@
-"""Read a server log from a file, a gzip file, or standard input (``-``).
+"""Read a server log from a file, a gzip file, or standard input (``-``), to its end.
 
 Missing, unreadable or corrupt files are :class:`~assess.kernel.errors.InputError` (exit 2).
 An empty file or binary junk is not an error: it comes back with ``problem`` set so the check
-can call that node inconclusive and say why. Request-traffic lines (the bulk of a long-running
-server's log) are dropped while reading, so a multi-gigabyte log costs little memory.
+can call that node inconclusive and say why. The log streams through in bounded lines
+(:mod:`~assess.deploy.serverlogs.stream`); request-traffic lines (the bulk of a long-running
+server's log) are dropped while reading. Past :data:`MAX_KEPT_BYTES` of startup text, lines are
+thinned instead of the read stopping: a line is kept while fewer than :data:`THIN_REPEATS`
+lines of its shape (digits masked) have been kept since the last launch banner, so a launch
+after gigabytes of NCCL chatter is still found; a log whose distinct text goes past twice the
+budget is not read further and its node is inconclusive.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
 import re
 import sys
-import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from assess.deploy.serverlogs.stream import (
+    GZIP_MAGIC,
+    MAX_INFLATE_RATIO,
+    MAX_INFLATED_BYTES,
+    MAX_LINE_BYTES,
+    MAX_STREAM_BYTES,
+    CountingReader,
+    gunzip,
+    split_lines,
+    utf16_to_utf8,
+)
 from assess.kernel.common import InputFile, hash_file
 from assess.kernel.errors import InputError
 
-#: Keep at most this much text (after dropping traffic lines); startup lines come first.
-MAX_KEPT_BYTES = 32 << 20
+#: Startup text kept whole (a startup is well under 1 MiB); past it, lines are thinned.
+MAX_KEPT_BYTES = 8 << 20
+#: Past the budget, at most this many lines of one shape are kept per launch.
+THIN_REPEATS = 32
 _SNIFF = 64 << 10
-_GZIP_MAGIC = b"\x1f\x8b"
+_SHAPE = re.compile(rb"\d+")
 # Per-request lines of SGLang ("Decode batch. #running-req", "Prefill batch."), vLLM ("Avg prompt
 # throughput", "Engine 000: Avg") and uvicorn access lines: never needed, often 99% of a log.
 _TRAFFIC = re.compile(
@@ -44,16 +59,21 @@ class LogSource:
     notes: tuple[str, ...] = ()
 
 
-def read_log(path: str) -> LogSource:
-    """Read the log at ``path`` (``-`` for standard input).
+def read_log(
+    path: str, launches: Sequence[re.Pattern[str]] = (), keep: Sequence[re.Pattern[str]] = ()
+) -> LogSource:
+    """Read the log at ``path`` (``-`` for standard input) to its end, in bounded memory.
+
+    ``launches`` are the engines' launch banners: past the kept-text budget, each one starts a
+    new launch whose lines are kept again; lines matching ``keep`` are never thinned (see the
+    module docstring).
 
     Raises:
-        InputError: when the file is missing, a folder, unreadable, or a corrupt archive.
+        InputError: when the file is missing, a folder, unreadable, a corrupt archive, or input
+            past the caps of :mod:`~assess.deploy.serverlogs.stream`.
     """
     if path == "-":
-        data = sys.stdin.buffer.read()
-        info = InputFile(path="-", bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
-        return _decode("<stdin>", info, io.BytesIO(data))
+        return _read_stream("<stdin>", "-", sys.stdin.buffer, (launches, keep))
     p = Path(path)
     if p.is_dir():
         raise InputError(f"{p}: is a folder, not a log file", "Give the path of a log file.")
@@ -61,140 +81,144 @@ def read_log(path: str) -> LogSource:
         raise InputError(f"{p}: no such file", "Check the path and try again.")
     try:
         if not p.is_file():  # a named pipe or a device: it can be read only once
-            data = p.read_bytes()
-            info = InputFile(path=str(p), bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
-            return _decode(str(p), info, io.BytesIO(data))
+            with p.open("rb") as handle:
+                return _read_stream(str(p), str(p), handle, (launches, keep))
         info = hash_file(p)
         with p.open("rb") as handle:
-            return _decode(str(p), info, handle)
+            reader = CountingReader(str(p), handle, None)
+            cap = max(MAX_INFLATED_BYTES, MAX_INFLATE_RATIO * info.bytes)
+            return _decode(str(p), info, reader, cap, (launches, keep))
     except OSError as exc:
         raise InputError(f"{p}: cannot be read ({exc.strerror or exc})") from exc
 
 
-def _open_stream(raw: BinaryIO) -> tuple[BinaryIO, bool]:
-    """Return a seekable stream and whether it holds gzip data."""
-    if not raw.seekable():  # a pipe, e.g. <(kubectl logs ...)
-        raw = io.BytesIO(raw.read())
-    head = raw.read(2)
-    raw.seek(0)
-    return raw, head == _GZIP_MAGIC
+Patterns = tuple[Sequence[re.Pattern[str]], Sequence[re.Pattern[str]]]
 
 
-def _gunzip(name: str, raw: BinaryIO, notes: list[str]) -> Iterator[bytes]:
-    """Yield the decompressed bytes of every gzip member; a break is noted, never fatal.
-
-    Everything decompressed before a truncation or a corrupt block is kept (the caller keeps
-    its complete lines); trailing bytes that are not a gzip member are noted and ignored.
-    """
-    offset = 0  # compressed bytes consumed so far
-    produced = 0  # decompressed bytes: a break before any is a corrupt file
-    pending = b""
-    while True:
-        inflater = zlib.decompressobj(wbits=31)
-        while not inflater.eof:
-            chunk = pending or raw.read(1 << 16)
-            pending = b""
-            if not chunk:
-                notes.append(
-                    f"{name}: the gzip stream ends early (truncated) after {offset:,} compressed "
-                    "bytes; the complete lines before the break were read"
-                )
-                yield inflater.flush()
-                return
-            try:
-                out = inflater.decompress(chunk)
-            except zlib.error as exc:
-                if produced == 0:
-                    raise InputError(
-                        f"{name}: corrupt gzip file ({exc})",
-                        "Give the original or a re-compressed log.",
-                    ) from exc
-                notes.append(
-                    f"{name}: the gzip stream is damaged near compressed byte {offset:,} ({exc}); "
-                    "the complete lines before the break were read"
-                )
-                return
-            offset += len(chunk) - len(inflater.unused_data)
-            produced += len(out)
-            yield out
-        pending = inflater.unused_data or raw.read(1 << 16)
-        if not pending:
-            return
-        if not pending.startswith(_GZIP_MAGIC):
-            notes.append(
-                f"{name}: {len(pending) + len(raw.read()):,} bytes after the gzip data at "
-                f"compressed byte {offset:,} are not gzip (ignored)"
-            )
-            return
+def _read_stream(name: str, shown: str, raw: BinaryIO, patterns: Patterns) -> LogSource:
+    """Read input of unknown size once, hashing it as it streams (capped, see ``stream``)."""
+    reader = CountingReader(name, raw, MAX_STREAM_BYTES)
+    source = _decode(name, None, reader, MAX_INFLATED_BYTES, patterns)
+    info = InputFile(path=shown, bytes=reader.count, sha256=reader.sha256.hexdigest())
+    return LogSource(name, info, source.text, source.problem, source.notes)
 
 
-def _lines(name: str, raw: BinaryIO, notes: list[str]) -> Iterator[bytes]:
+def _lines(name: str, raw: CountingReader, cap: int, notes: list[str]) -> Iterator[bytes]:
     """Yield the lines of ``raw`` (gzip or not); a gzip break drops only the cut last line."""
-    stream, gzipped = _open_stream(raw)
-    if not gzipped:
-        yield from stream
-        return
-    rest = b""
-    broken = len(notes)
-    for block in _gunzip(name, stream, notes):
-        rest += block
-        *complete, rest = rest.split(b"\n")
-        for line in complete:
-            yield line + b"\n"
-    if rest and len(notes) > broken:
-        last = rest[-60:].decode("utf-8", errors="replace")
-        notes.append(f"{name}: the cut last line was dropped (it ended '...{last}')")
-    elif rest:
-        yield rest
+    cut = [0, 0]
+    if not raw.peek().startswith(GZIP_MAGIC):
+        yield from split_lines(raw.chunks(), cut)
+    else:
+        broken = len(notes)
+        last = b""
+        for line in split_lines(gunzip(name, raw, cap, notes), cut):
+            if last:
+                yield last
+            last = line
+        if last.endswith(b"\n") or len(notes) == broken:
+            yield last
+        elif last:
+            tail = last[-60:].decode("utf-8", errors="replace")
+            notes.append(f"{name}: the cut last line was dropped (it ended '...{tail}')")
+    if cut[0]:
+        notes.append(
+            f"{name}: {cut[0]:,} lines longer than {MAX_LINE_BYTES >> 20} MiB were cut there"
+        )
+    if cut[1]:
+        notes.append(
+            f"{name}: {cut[1]:,} blocks holding one line over and over were read as that line once"
+        )
 
 
-def _decode(name: str, info: InputFile, raw: BinaryIO) -> LogSource:
+class _Keeper:
+    """The kept startup text: whole up to the budget, thinned past it (module docstring)."""
+
+    def __init__(self, patterns: Patterns) -> None:
+        self.launches, self.keep = patterns
+        self.kept: list[bytes] = []
+        self.size = self.thinned = 0
+        self.shapes: dict[bytes, int] = {}
+        self.full = False
+
+    def add(self, line: bytes) -> None:
+        """Keep ``line`` (or count it as thinned); set ``full`` past twice the budget."""
+        if self.size + len(line) > MAX_KEPT_BYTES:
+            text = line.decode("utf-8", errors="replace")
+            if any(pattern.search(text) for pattern in self.launches):
+                self.shapes.clear()  # a new launch: its lines are kept again
+            elif not any(pattern.search(text) for pattern in self.keep):
+                shape = _SHAPE.sub(b"0", line)
+                seen = self.shapes.get(shape, 0)
+                if seen >= THIN_REPEATS:
+                    self.thinned += 1
+                    return
+                self.shapes[shape] = seen + 1
+            if self.size + len(line) > 2 * MAX_KEPT_BYTES:
+                self.full = True
+                return
+        self.kept.append(line)
+        self.size += len(line)
+
+
+def _decode(
+    name: str,
+    info: InputFile | None,
+    raw: CountingReader,
+    cap: int,
+    patterns: Patterns,
+) -> LogSource:
     notes: list[str] = []
-    kept: list[bytes] = []
-    size = 0
+    keeper = _Keeper(patterns)
     dropped = 0
     sniff = bytearray()
-    for line in _utf8(_lines(name, raw, notes), notes, name):
+    placeholder = info or InputFile(path=name, bytes=0, sha256="0" * 64)
+    for line in _utf8(_lines(name, raw, cap, notes), notes, name):
         if len(sniff) < _SNIFF:
             sniff += line[: _SNIFF - len(sniff)]
+            if len(sniff) >= _SNIFF and _looks_binary(bytes(sniff)):
+                break  # /dev/zero, an image, a still-compressed archive: stop reading now
         if _TRAFFIC.search(line):
             dropped += 1
             continue
-        if size + len(line) > MAX_KEPT_BYTES:
-            notes.append(f"{name}: only the first {MAX_KEPT_BYTES >> 20} MiB of startup text read")
-            break
-        kept.append(line)
-        size += len(line)
-    if not sniff.strip() and not any(line.strip() for line in kept):
+        keeper.add(line)
+        if keeper.full:
+            limit = 2 * MAX_KEPT_BYTES >> 20
+            problem = (
+                f"more than {limit} MiB of distinct startup text (after dropping request "
+                "traffic and repeated lines): the log was not read to its end, so a later "
+                "launch may be missing"
+            )
+            return LogSource(name, placeholder, "", problem, tuple(notes))
+    if not sniff.strip() and not any(line.strip() for line in keeper.kept):
         cut = any("gzip stream ends early" in note for note in notes)
         problem = "no text: the gzip stream ends early (truncated)" if cut else "the file is empty"
-        return LogSource(name, info, "", problem, tuple(notes))
+        return LogSource(name, placeholder, "", problem, tuple(notes))
     if _looks_binary(bytes(sniff)):
         return LogSource(
-            name, info, "", "binary data, not a text log (wrong file, or still compressed?)",
+            name, placeholder, "", "binary data, not a text log (wrong file, or still compressed?)",
             tuple(notes),
         )  # fmt: skip
     if dropped:
         notes.append(f"{name}: skipped {dropped:,} request-traffic lines")
-    text = b"".join(kept).decode("utf-8", errors="replace")
-    return LogSource(name, info, text, None, tuple(notes))
+    if keeper.thinned:
+        notes.append(
+            f"{name}: past {MAX_KEPT_BYTES >> 20} MiB of startup text, {keeper.thinned:,} lines "
+            f"repeating one shape more than {THIN_REPEATS} times in a launch were skipped"
+        )
+    text = b"".join(keeper.kept).decode("utf-8", errors="replace")
+    return LogSource(name, placeholder, text, None, tuple(notes))
 
 
 def _utf8(lines: Iterator[bytes], notes: list[str], name: str) -> Iterator[bytes]:
-    """Pass UTF-8 lines through; re-encode a UTF-16 log (PowerShell's `>` writes one) to UTF-8."""
+    """Pass UTF-8 lines through; re-encode a UTF-16 log (PowerShell's `>` writes one) to UTF-8,
+    decoding as it streams (the whole log, however long)."""
     first = next(lines, b"")
     if not first.startswith((b"\xff\xfe", b"\xfe\xff")):
         yield first
         yield from lines
         return
-    data = bytearray(first)
-    for line in lines:
-        data += line
-        if len(data) > 2 * MAX_KEPT_BYTES:
-            break
     notes.append(f"{name}: UTF-16 text, converted")
-    text = bytes(data).decode("utf-16", errors="replace")
-    yield from (line.encode("utf-8") for line in text.splitlines(keepends=True))
+    yield from utf16_to_utf8(first, lines)
 
 
 def _looks_binary(sample: bytes) -> bool:
