@@ -21,6 +21,9 @@ from assess.kernel.model_ids import matches, normalise_model_id
         "zai.glm-5.3-v1:0",
         "arn:aws:bedrock:us-east-1:123456789012:inference-profile/eu.zai.glm-5.3-v1:0",
         " glm-5.3 ",
+        # a quantised build is the same model (issue 36: the incident deployment's own name)
+        "glm-5.3-fp8",
+        "zai-org/GLM-5.3-FP8",
     ],
 )
 def test_ids_of_the_affected_model_match(model_id: str) -> None:
@@ -37,7 +40,8 @@ def test_ids_of_the_affected_model_match(model_id: str) -> None:
         "glm-5.3-v2",
         "glm-5.30",
         "my-glm-5.3",
-        "glm-5.3-fp8",
+        "glm-5.3-fp8x",
+        "glm-5.3x",
         "glm-5.3/deployment",
         "",
         None,

@@ -239,7 +239,7 @@ def test_the_query_matches_model_ids_as_the_local_normalisation_does(tmp_path: P
         "x.",
     ]
     names = ["glm-5.3", "GLM-5.3", " glm-5.3 ", "glm-5.3-flash", "glm-5", "glm-5.3.1", "us.", ""]
-    tails = ["", "-v1:0", ":0", ":free", ":FREE", "-v2", ":1:free", "/"]
+    tails = ["", "-v1:0", ":0", ":free", ":FREE", "-v2", ":1:free", "/", "-FP8", "_awq-int4", "x"]
     models = ["".join(p) for p in itertools.product(heads, names, tails)]
     logs = tmp_path / "models.ndjson"
     logs.write_text(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
-import re
 from urllib.parse import urlsplit
 
 from pydantic import Field
@@ -26,10 +25,6 @@ from assess.vendor.scoring.freshness import Freshness, Period, date_of, judge
 MODELS = "vendor.models"
 SERVICE = "vendor.service"
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
-# A quantised or re-packed build serves the same model: "GLM-5.3-FP8" is "GLM-5.3".
-_BUILD_SUFFIX = re.compile(
-    r"[-_.](?:fp8|fp16|bf16|fp4|nvfp4|int4|int8|w4a16|w8a8|w8a16|awq|gptq|gguf|mlx|dynamic)$"
-)
 
 
 class EvidenceBinding(Model):
@@ -62,15 +57,10 @@ def _loopback(endpoint: str) -> bool:
 
 
 def model_key(model_id: str) -> str:
-    """Return the comparable form of ``model_id``: normalised, path slashes and build suffixes
-    (-FP8, -AWQ ...) dropped, so a vendor's 'zai-org/GLM-5.3' matches a log's
-    '/models/GLM-5.3-FP8/'."""
-    name = normalise_model_id(model_id.strip().rstrip("/"))
-    while True:
-        shorter = _BUILD_SUFFIX.sub("", name)
-        if shorter == name or not shorter:
-            return name
-        name = shorter
+    """Return the comparable form of ``model_id``: normalised (build suffixes such as -FP8 and
+    -AWQ dropped there) after trailing path slashes, so a vendor's 'zai-org/GLM-5.3' matches a
+    log's '/models/GLM-5.3-FP8/'."""
+    return normalise_model_id(model_id.strip().rstrip("/"))
 
 
 def _served(answers: AnswerSet) -> set[str]:
