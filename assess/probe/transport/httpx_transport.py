@@ -123,18 +123,21 @@ class HttpxTransport(TransportSettings):
         try:
             if stream and status == 200 and ctype.startswith("text/event-stream"):
                 deadline = started + self.timeout_s * STREAM_DEADLINE_FACTOR
-                try:
-                    fields, raw, usage = read_sse(
-                        resp.iter_lines(), url, status, ctype, self.api_key, deadline
-                    )
-                except httpx.TimeoutException as exc:
-                    raise TransportError("timeout", f"{url}: the stream stalled") from exc
-                except httpx.HTTPError as exc:
-                    raise TransportError("protocol", f"{url}: the stream broke ({exc})") from exc
+                fields, raw, usage = read_sse(
+                    resp.iter_lines(), url, status, ctype, self.api_key, deadline
+                )
             else:
                 raw = resp.read().decode("utf-8", errors="replace")
                 check_status(status, url, raw, resp.headers.get("retry-after"), self.api_key)
                 fields, usage = read_body(status, url, raw, ctype, self.api_key)
+        except httpx.TimeoutException as exc:
+            raise TransportError("timeout", f"{url}: the answer stalled") from exc
+        except httpx.HTTPError as exc:
+            # e.g. a body shorter than its Content-Length (RemoteProtocolError): a failed
+            # request like any other transport error, never a traceback
+            raise TransportError(
+                "protocol", f"{url}: the answer broke off ({type(exc).__name__}: {exc})"
+            ) from exc
         finally:
             resp.close()
         latency = round((time.monotonic() - started) * 1000, 1)

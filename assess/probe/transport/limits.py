@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+import zlib
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from assess.probe.transport.interface import TransportError
@@ -21,7 +22,10 @@ from assess.probe.transport.interface import TransportError
 #: a million tokens of text): past it the endpoint is sending something that is not an answer.
 MAX_RESPONSE_BYTES = 4 << 20
 
-LimitKind = Literal["too_large", "deadline"]
+LimitKind = Literal["too_large", "deadline", "encoding"]
+#: Compressed input handed to a brotli or zstd decoder at once (neither bounds its output, so a
+#: small slice bounds what one call can inflate to).
+_SLICE = 64
 
 
 class ResponseLimit(Exception):
@@ -67,12 +71,73 @@ class Limits:
             yield chunk
 
 
-def _limited_stream(module: Any, limits: Limits, inner: Any) -> Any:
-    """Return a ``module.SyncByteStream`` (httpx or httpx2) over ``inner`` that checks bounds."""
+def _inflater(encoding: str) -> Callable[[bytes], Iterator[bytes]] | None:
+    """Return a function inflating one compressed chunk in bounded pieces, None for identity.
+
+    Raises:
+        ResponseLimit: ``encoding`` for a Content-Encoding this bound cannot count.
+    """
+    name = encoding.strip().lower()
+    if name in ("", "identity"):
+        return None
+    if name in ("gzip", "x-gzip", "deflate"):
+        # deflate is zlib-wrapped by the RFC, raw by some servers: 47 takes gzip and zlib
+        inflater = zlib.decompressobj(47 if name != "deflate" else zlib.MAX_WBITS)
+
+        def pieces(chunk: bytes) -> Iterator[bytes]:
+            while chunk and not inflater.eof:
+                yield inflater.decompress(chunk, 1 << 16)
+                chunk = inflater.unconsumed_tail
+
+        return pieces
+    if name in ("br", "zstd"):
+        decode = _decoder(name)
+
+        def sliced(chunk: bytes) -> Iterator[bytes]:
+            for start in range(0, len(chunk), _SLICE):
+                yield decode(chunk[start : start + _SLICE])
+
+        return sliced
+    raise ResponseLimit("encoding", f"the response's Content-Encoding '{encoding}' is not read")
+
+
+def _decoder(name: str) -> Callable[[bytes], bytes]:
+    """Return the decode step of a brotli or zstd stream (ResponseLimit if it cannot be read)."""
+    try:
+        if name == "zstd":
+            import zstandard
+
+            return zstandard.ZstdDecompressor().decompressobj().decompress
+        import brotli  # type: ignore[import-untyped]  # what httpx itself decodes br with
+
+        return brotli.Decompressor().process  # type: ignore[no-any-return]
+    except ImportError:
+        raise ResponseLimit(
+            "encoding", f"the response is '{name}'-compressed and no decoder is installed"
+        ) from None
+
+
+def _limited_stream(module: Any, limits: Limits, inner: Any, encoding: str = "") -> Any:
+    """Return a ``module.SyncByteStream`` (httpx or httpx2) over ``inner`` that checks bounds.
+
+    A compressed body is inflated here, piece by piece, and the bound counts inflated bytes
+    (a 3.5 MB gzip body was 7 GB once inflated); the caller drops Content-Encoding so the
+    client does not inflate it again.
+    """
+    inflate = _inflater(encoding)
+
+    def body() -> Iterator[bytes]:
+        total = 0
+        for chunk in inner:
+            for piece in inflate(chunk) if inflate else (chunk,):
+                total += len(piece)
+                limits.check(total)
+                if piece:
+                    yield piece
 
     class _Stream(module.SyncByteStream):  # type: ignore[misc]
         def __iter__(self) -> Iterator[bytes]:
-            return limits.wrap(inner)
+            return body()
 
         def close(self) -> None:
             inner.close()
@@ -88,7 +153,10 @@ def limited_client_kwargs(module: Any, limits: Limits) -> dict[str, Any]:
     """
 
     def bound(response: Any) -> None:
-        response.stream = _limited_stream(module, limits, response.stream)
+        encoding = response.headers.get("content-encoding", "")
+        response.stream = _limited_stream(module, limits, response.stream, encoding)
+        if encoding:
+            del response.headers["content-encoding"]  # inflated above, counted there
 
     return {"event_hooks": {"response": [bound]}}
 
@@ -99,6 +167,6 @@ def limit_error(url: str, exc: ResponseLimit) -> TransportError:
     An oversized body is fatal ``garbage`` (no chat answer is megabytes long); a body still
     arriving at its deadline is a ``timeout`` like a stalled read.
     """
-    if exc.kind == "too_large":
+    if exc.kind in ("too_large", "encoding"):
         return TransportError("garbage", f"{url}: {exc.detail}", fatal=True)
     return TransportError("timeout", f"{url}: {exc.detail}")

@@ -1,0 +1,167 @@
+"""Issue 36, items 13 and 14 (probe part): broken and inflating answers on the wire.
+
+Before: a body shorter than its Content-Length raised httpx's RemoteProtocolError out of the run
+(exit 1, the "leak" code, and no --json/--junit); the 4 MiB cap counted compressed bytes, so a
+3.5 MB gzip body inflated to 7 GB of memory. Now the short body is a failed request like any
+other transport error (partial results written, exit 2), and the cap counts inflated bytes for
+gzip, deflate, br and zstd bodies alike, in both transports.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import socket
+import threading
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import brotli  # type: ignore[import-untyped]
+import pytest
+import zstandard
+
+from assess.probe.transport import limits
+from tests.probe.conftest import keys, probe
+
+__all__ = ["keys", "probe"]  # the probe fixtures, shared with tests/probe
+
+MODELS = json.dumps({"object": "list", "data": [{"id": "lab-glm-5.3"}]}).encode()
+
+
+@contextmanager
+def raw_server(post_reply: bytes) -> Iterator[str]:
+    """Answer GET with the model list and every POST with ``post_reply`` as is, then hang up."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    stop = threading.Event()
+
+    def serve(conn: socket.socket) -> None:
+        with conn:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                request += data
+            head, _, body = request.partition(b"\r\n\r\n")
+            length = next(
+                (int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                 if line.lower().startswith(b"content-length:")),
+                0,
+            )  # fmt: skip
+            while len(body) < length:
+                body += conn.recv(65536)
+            if request.startswith(b"GET"):
+                reply = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                reply += f"Content-Length: {len(MODELS)}\r\nConnection: close\r\n\r\n".encode()
+                conn.sendall(reply + MODELS)
+                return
+            try:
+                conn.sendall(post_reply)
+            except OSError:
+                return
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        stop.set()
+        try:
+            listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        listener.close()
+        thread.join()
+
+
+def _reply(body: bytes, encoding: str | None = None, length: int | None = None) -> bytes:
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+    if encoding:
+        head += f"Content-Encoding: {encoding}\r\n"
+    head += f"Content-Length: {len(body) if length is None else length}\r\n\r\n"
+    return head.encode() + body
+
+
+ANSWER = json.dumps({"choices": [{"message": {"content": "noted"}}]}).encode()
+
+
+@pytest.mark.parametrize("transport", ["httpx", "openai"])
+def test_a_body_shorter_than_its_content_length_is_a_failed_request(
+    probe: Callable[..., Any], tmp_path: Path, transport: str
+) -> None:
+    out, junit = tmp_path / "p.json", tmp_path / "p.xml"
+    with raw_server(_reply(ANSWER[:20], length=len(ANSWER) + 500)) as base:
+        result = probe(
+            base,
+            "--rounds",
+            "1",
+            "--stream",
+            "off",
+            "--json",
+            str(out),
+            "--junit",
+            str(junit),
+            transport=transport,
+        )
+    assert result.exit_code == 2, result.output
+    doc = json.loads(out.read_text())  # the partial results, as the docs promise
+    assert doc["complete"] is False and doc["verdict"] == "inconclusive"
+    assert doc["errors"] and doc["errors"][0]["kind"] in ("protocol", "connect")
+    assert "<testsuite" in junit.read_text()
+
+
+def _bomb(encoding: str) -> bytes:
+    """A chat completion whose content is 16 MiB of 'a', compressed with ``encoding``."""
+    body = b'{"choices": [{"message": {"content": "' + b"a" * (16 << 20) + b'"}}]}'
+    if encoding == "gzip":
+        return gzip.compress(body, 9)
+    if encoding == "deflate":
+        return zlib.compress(body, 9)
+    if encoding == "br":
+        return bytes(brotli.compress(body))
+    return zstandard.ZstdCompressor(level=19).compress(body)
+
+
+@pytest.mark.parametrize("transport", ["httpx", "openai"])
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br", "zstd"])
+def test_the_size_cap_counts_inflated_bytes(
+    probe: Callable[..., Any], tmp_path: Path, encoding: str, transport: str
+) -> None:
+    data = _bomb(encoding)
+    assert len(data) < limits.MAX_RESPONSE_BYTES // 8  # well under the cap as sent
+    out = tmp_path / "p.json"
+    with raw_server(_reply(data, encoding)) as base:
+        result = probe(
+            base,
+            "--rounds",
+            "1",
+            "--stream",
+            "off",
+            "--json",
+            str(out),
+            transport=transport,
+        )
+    assert result.exit_code == 2, result.output
+    error = json.loads(out.read_text())["errors"][0]
+    assert f"went past {limits.MAX_RESPONSE_BYTES:,} bytes" in error["message"]
+
+
+def test_a_small_compressed_answer_still_reads(probe: Callable[..., Any], tmp_path: Path) -> None:
+    out = tmp_path / "p.json"
+    with raw_server(_reply(gzip.compress(ANSWER), "gzip")) as base:
+        result = probe(base, "--rounds", "1", "--stream", "off", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["verdict"] == "no-leak"
