@@ -138,6 +138,8 @@ def proxy(
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LITELLM", "OPENAI"))}
     # the bundled model cost map, not a download; no proxy for loopback calls
     env.update(FAKE_AWS, LITELLM_LOCAL_MODEL_COST_MAP="True")
+    # LiteLLM names each object by datetime.now() (local time): UTC, to compare with startTime
+    env.update(TZ="UTC")
     env.update(NO_PROXY="127.0.0.1", no_proxy="127.0.0.1")
     command = [str(litellm_script), "--config", "config.yaml"]
     command += ["--host", "127.0.0.1", "--port", str(port)]
