@@ -12,6 +12,7 @@ the reason; the next run tries again.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -51,8 +52,17 @@ def ensure() -> tuple[Path | None, str]:
     folder = venv_dir()
     if _ready(folder):
         return litellm_command(folder), ""
-    shutil.rmtree(folder, ignore_errors=True)
     folder.parent.mkdir(parents=True, exist_ok=True)
+    # two test runs at once (two worktrees, say): the second waits, then finds the venv made
+    with (folder.parent / f"{folder.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _ready(folder):
+            return litellm_command(folder), ""
+        return _install(folder)
+
+
+def _install(folder: Path) -> tuple[Path | None, str]:
+    shutil.rmtree(folder, ignore_errors=True)
     started = time.monotonic()
     steps = [
         [sys.executable, "-m", "venv", str(folder)],
