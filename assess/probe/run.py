@@ -44,6 +44,7 @@ from assess.probe.transport.interface import (
     redact_secret,
 )
 from assess.probe.transport.openai_sdk import make_openai_transport
+from assess.probe.transport.secrets import url_secrets
 
 TRANSPORTS: dict[str, TransportFactory] = {
     "httpx": make_httpx_transport,
@@ -103,11 +104,12 @@ class ProbeRunner:
         return [AccountInfo(label=a.label, key_env=a.key_env, note=a.note) for a in self.accounts]
 
     def redact(self, text: str) -> str:
-        """Return ``text`` with every API key of this run replaced by ``[redacted]``, and the
-        base URL's credentials (``user:password@``) removed."""
+        """Return ``text`` with every API key of this run replaced by ``[redacted]`` (in every
+        encoding an endpoint may echo it in), and the base URL's credentials (``user:password@``,
+        query-string values) removed."""
         text = text.replace(self.config.base_url, self.config.endpoint)
         user_info = self.config.base_url.partition("://")[2].partition("/")[0].rpartition("@")[0]
-        for secret in (user_info, *user_info.split(":")):
+        for secret in (user_info, *url_secrets(self.config.base_url)):
             text = redact_secret(text, secret)
         for acc in self.accounts:
             text = redact_secret(text, acc.api_key)

@@ -27,6 +27,7 @@ from assess.probe.transport.interface import (
     with_retries,
 )
 from assess.probe.transport.limits import Limits, ResponseLimit, limit_error, limited_client_kwargs
+from assess.probe.transport.secrets import join_url
 
 
 @dataclass
@@ -56,7 +57,7 @@ class HttpxTransport(TransportSettings):
         Raises:
             TransportError: fatal on connection failure, auth failure or a non-JSON answer.
         """
-        url = f"{self.base_url}/models"
+        url = join_url(self.base_url, "models")
         self.limits.arm(self.timeout_s)
         try:
             resp = self._send("GET", url, None, stream=False)
@@ -71,7 +72,7 @@ class HttpxTransport(TransportSettings):
         Raises:
             TransportError: no usable answer (see ``probe_transport.check_status``).
         """
-        url = f"{self.base_url}/chat/completions"
+        url = join_url(self.base_url, "chat/completions")
         payload = chat_payload(request)
         started = time.monotonic()
         return with_retries(
@@ -128,7 +129,8 @@ class HttpxTransport(TransportSettings):
                 )
             else:
                 raw = resp.read().decode("utf-8", errors="replace")
-                check_status(status, url, raw, resp.headers.get("retry-after"), self.api_key)
+                retry, location = resp.headers.get("retry-after"), resp.headers.get("location")
+                check_status(status, url, raw, retry, self.api_key, location)
                 fields, usage = read_body(status, url, raw, ctype, self.api_key)
         except httpx.TimeoutException as exc:
             raise TransportError("timeout", f"{url}: the answer stalled") from exc

@@ -11,14 +11,24 @@ from __future__ import annotations
 
 import email.utils
 import json
-import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from assess.probe.transport.secrets import redact_secret as redact_secret
+from assess.probe.transport.secrets import strip_credentials as strip_credentials
+
 ErrorKind = Literal[
-    "connect", "timeout", "auth", "garbage", "not_found", "rate_limited", "server", "protocol"
+    "connect",
+    "timeout",
+    "auth",
+    "garbage",
+    "not_found",
+    "rate_limited",
+    "server",
+    "protocol",
+    "redirect",
 ]
 MAX_RETRY_WAIT_S = 30.0
 #: A streamed answer may take this many times ``--timeout`` in all (each read: ``--timeout``);
@@ -155,35 +165,10 @@ def with_retries(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def strip_credentials(url: str) -> str:
-    """Return ``url`` without a ``user:password@`` part (what every output shows of it)."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    host, slash, path = rest.partition("/")
-    return f"{scheme}://{host.rpartition('@')[2]}{slash}{path}"
-
-
 def header_safe_key(key: str) -> bool:
     """Return True when ``key`` can be sent in an ``Authorization: Bearer`` header as it is:
     visible ASCII only (no line break, space, control or non-ASCII character)."""
     return bool(key) and all("!" <= char <= "~" for char in key)
-
-
-SHORT_SECRET = 8  # shorter keys ("EMPTY", "k") are redacted only where they stand alone
-
-
-def redact_secret(text: str, secret: str) -> str:
-    """Return ``text`` with ``secret`` replaced by ``[redacted]``.
-
-    A key shorter than :data:`SHORT_SECRET` characters is replaced only where it is not part of
-    a longer word, so a test key such as ``k`` does not turn "Check" into "Chec[redacted]".
-    """
-    if not secret:
-        return text
-    if len(secret) >= SHORT_SECRET:
-        return text.replace(secret, "[redacted]")
-    return re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "[redacted]", text)
 
 
 def excerpt(text: str, secret: str) -> str:
@@ -277,14 +262,31 @@ def _garbage(url: str, status: int, ctype: str, text: str, secret: str, why: str
     )
 
 
-def check_status(status: int, url: str, raw: str, retry_after: str | None, secret: str) -> None:
+def check_status(
+    status: int,
+    url: str,
+    raw: str,
+    retry_after: str | None,
+    secret: str,
+    location: str | None = None,
+) -> None:
     """Apply the status rules shared by every transport.
 
     Raises:
         RetryableStatus: on 429 and 503.
-        TransportError: fatal on 401/403 (auth), 404 (not found), 405/501 (not an API);
-            non-fatal on other 5xx.
+        TransportError: fatal on 3xx (redirects are never followed: one may send the request
+            to another host, or turn the POST into a GET), 401/403 (auth), 404 (not found),
+            405/501 (not an API); non-fatal on other 5xx.
     """
+    if 300 <= status < 400:
+        raise TransportError(
+            "redirect",
+            f"{url}: HTTP {status} redirect to {location or '(no Location)'}: not followed (a "
+            "redirect may send the request to another host or turn the POST into a GET); "
+            "nothing was answered at the endpoint given",
+            status=status,
+            fatal=True,
+        )
     if status in (429, 503):
         raise RetryableStatus(status, retry_after)
     if status in (401, 403):

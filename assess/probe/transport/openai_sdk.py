@@ -28,6 +28,7 @@ from assess.probe.transport.interface import (
     with_retries,
 )
 from assess.probe.transport.limits import Limits, ResponseLimit, limit_error, limited_client_kwargs
+from assess.probe.transport.secrets import join_url, without_query
 
 
 @dataclass
@@ -41,13 +42,22 @@ class OpenAITransport(TransportSettings):
         super().__post_init__()
         self.limits = Limits()
         # the SDK's own httpx client, with every response body bounded (see transport/limits.py)
-        http_client = openai.DefaultHttpxClient(**limited_client_kwargs(_sdk_httpx(), self.limits))
+        # redirects are not followed (the SDK's client follows them by default): one may send the
+        # request to another host or turn the POST into a GET; check_status refuses them, as in
+        # the httpx transport
+        http_client = openai.DefaultHttpxClient(
+            follow_redirects=False, **limited_client_kwargs(_sdk_httpx(), self.limits)
+        )
+        # the SDK appends paths to the base URL's raw path, query string included: the query
+        # goes in default_query so /chat/completions lands before it
+        base, query = without_query(self.base_url)
         self.client = openai.OpenAI(
-            base_url=self.base_url,
+            base_url=base,
             api_key=self.api_key,
             timeout=self.timeout_s,
             max_retries=0,
             http_client=http_client,
+            default_query=query or None,
         )
 
     def close(self) -> None:
@@ -67,7 +77,7 @@ class OpenAITransport(TransportSettings):
         Raises:
             TransportError: fatal on connection failure, auth failure or a non-JSON answer.
         """
-        url = f"{self.base_url}/models"
+        url = join_url(self.base_url, "models")
         self.limits.arm(self.timeout_s)
         try:
             resp = self.client.models.with_raw_response.list()
@@ -87,7 +97,7 @@ class OpenAITransport(TransportSettings):
         Raises:
             TransportError: no usable answer (see ``probe_transport.check_status``).
         """
-        url = f"{self.base_url}/chat/completions"
+        url = join_url(self.base_url, "chat/completions")
         started = time.monotonic()
         return with_retries(
             lambda n: self._attempt(url, request, n, started), url, self.max_retries, self.sleep
@@ -122,8 +132,9 @@ class OpenAITransport(TransportSettings):
                 ctype = resp.headers.get("content-type", "")
                 fields, usage = read_body(status, url, raw, ctype, self.api_key)
         except openai.APIStatusError as exc:
-            status, raw = exc.status_code, exc.response.text
-            check_status(status, url, raw, exc.response.headers.get("retry-after"), self.api_key)
+            status, raw, headers = exc.status_code, exc.response.text, exc.response.headers
+            retry, location = headers.get("retry-after"), headers.get("location")
+            check_status(status, url, raw, retry, self.api_key, location)
             ctype = exc.response.headers.get("content-type", "")
             fields, usage = read_body(status, url, raw, ctype, self.api_key)
         latency = round((time.monotonic() - started) * 1000, 1)
