@@ -215,7 +215,7 @@ def test_csv_quoted_fields_over_several_lines_still_read(tmp_path: Path) -> None
 def test_csv_runaway_quote_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from assess.scope.logs import formats
 
-    monkeypatch.setattr(formats, "MAX_RECORD_LINES", 10)
+    monkeypatch.setattr(formats, "MAX_RECORD_CHARS", 5000)
     path = _csv_with_quote(tmp_path, FIELDS[-1], row=500)
     result = scope([path], fast=False)
     conserved(result)

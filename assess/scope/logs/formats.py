@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
+import pyarrow as pa
 
 from assess.scope.logs.sources import MAX_LINE_BYTES, OVERLONG, line_blocks
 
@@ -142,12 +143,15 @@ def row_dict(header: list[str], row: list[str]) -> dict[str, str | None]:
     return {k: (v if v != "" else None) for k, v in zip(header, row, strict=True)}
 
 
-#: A quoted CSV field may span at most this many lines; past it the quote is taken as unbalanced.
-MAX_RECORD_LINES = 10_000
+#: The most characters one CSV record (and so one cell) may hold: the csv module's own limit
+#: (131,072) lost the 2.7 MB prompts of the very requests scoped. A record read past it is one
+#: skipped record, reading resumes at its second line (a quote that never closes reads this far).
+MAX_RECORD_CHARS = 64 << 20
 
 
 class _Runaway(Exception):
-    """A CSV record ran past :data:`MAX_RECORD_LINES` lines (an unbalanced quote)."""
+    """A CSV record ran past :data:`MAX_RECORD_CHARS` characters (a cell over the limit, or an
+    unbalanced quote)."""
 
 
 class _Lines:
@@ -159,34 +163,50 @@ class _Lines:
         self._text = iter(text)
         self.pending: list[str] = []  # lines to re-read, last first
         self.record: list[str] = []
+        self.chars = 0  # characters of the record being read
         self.start = 2  # the line number of the record being read (the header is line 1)
 
     def __iter__(self) -> _Lines:
         return self
 
     def __next__(self) -> str:
-        if len(self.record) >= MAX_RECORD_LINES:
+        if self.chars > MAX_RECORD_CHARS:
             raise _Runaway
         line = self.pending.pop() if self.pending else next(self._text)
         self.record.append(line)
+        self.chars += len(line)
         return line
 
     def next_record(self) -> None:
         """Start the next record after the current one."""
         self.start += len(self.record)
-        self.record = []
+        self.record, self.chars = [], 0
 
     def resync(self) -> None:
         """Drop the current record's first line and re-read the lines after it."""
         self.pending.extend(reversed(self.record[1:]))
         self.start += 1
-        self.record = []
+        self.record, self.chars = [], 0
 
 
 def _unbalanced(lines: list[str], count: int, width: int) -> bool:
     """Return whether a record read over several lines is a runaway quote (its quotes do not
     pair up, or it has the wrong number of fields)."""
     return len(lines) > 1 and (count != width or sum(x.count('"') for x in lines) % 2 == 1)
+
+
+def _too_long(spans: int, start: int) -> Bad:
+    return Bad(
+        f"CSV record longer than {MAX_RECORD_CHARS:,} characters (over {spans:,} lines: a cell "
+        "over the limit, or a quote that never closes); this line is not read, reading resumes "
+        f"at line {start + 1}"
+    )
+
+
+def _limit(message: str) -> str:
+    if "field larger than field limit" in message:
+        return f"a cell longer than {MAX_RECORD_CHARS:,} characters (the limit); not read"
+    return message
 
 
 def csv_lists(
@@ -198,6 +218,7 @@ def csv_lists(
     make the rest of the file one field: such a record is reported as one Bad line, at the line
     where it starts, and reading resumes at the line after it.
     """
+    csv.field_size_limit(MAX_RECORD_CHARS)  # (process-wide; no other reader wants less)
     source = _Lines(text)
     width = len(header)
     reader = csv.reader(source, delimiter=delimiter)
@@ -212,10 +233,16 @@ def csv_lists(
         except csv.Error as exc:
             if len(source.record) <= 1:
                 source.next_record()
-                yield start, Bad(f"CSV error: {exc}")
+                yield start, Bad(f"CSV error: {_limit(str(exc))}")
                 reader = csv.reader(source, delimiter=delimiter)
                 continue
-            row = None  # a field past the csv module's size limit: a runaway quote
+            row = None  # a field past the size limit: too long, or a runaway quote
+        if row is None and source.chars > MAX_RECORD_CHARS:
+            bad = _too_long(len(source.record), start)
+            source.resync()
+            reader = csv.reader(source, delimiter=delimiter)
+            yield start, bad
+            continue
         if row is None or _unbalanced(source.record, len(row), width):
             spans = len(source.record)
             source.resync()
@@ -239,6 +266,35 @@ def csv_lists(
             yield start, Bad(f"CSV row has {len(row)} fields, the header has {width}")
 
 
+def plain_types(table: pa.Table) -> pa.Table:
+    """Return ``table`` with the column types a log's values are read as: BINARY text (a model
+    column written without the UTF8 annotation) decoded as UTF-8, invalid bytes replaced, not
+    shown as ``"b'glm-5.3'"``; DECIMAL with no fraction digits (Snowflake's NUMBER(38,0)) as int64
+    when every value fits. Other decimals stay exact ``Decimal`` values, which the token check
+    reads or refuses by name."""
+    for index, field in enumerate(table.schema):
+        column, kind = table.column(index), field.type
+        if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+            column = _utf8(column)
+        elif pa.types.is_decimal(kind) and kind.scale <= 0:
+            try:
+                column = column.cast(pa.int64())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                continue
+        else:
+            continue
+        table = table.set_column(index, field.name, column)
+    return table
+
+
+def _utf8(column: Any) -> Any:
+    try:
+        return column.cast(pa.large_string())
+    except pa.ArrowInvalid:  # not UTF-8 throughout: value by value, invalid bytes replaced
+        values = [None if v is None else v.decode("utf-8", "replace") for v in column.to_pylist()]
+        return pa.array(values, pa.large_string())
+
+
 def parquet_records(path: Path, columns: list[str]) -> Iterator[tuple[int, Any]]:
     """Yield ``(row number, row dict)``, reading only ``columns`` that exist in the file."""
     import pyarrow.parquet as pq
@@ -247,6 +303,7 @@ def parquet_records(path: Path, columns: list[str]) -> Iterator[tuple[int, Any]]
     present = [c for c in columns if c in handle.schema_arrow.names]
     number = 0
     for batch in handle.iter_batches(batch_size=65536, columns=present or None):
-        for row in batch.to_pylist(maps_as_pydicts="lossy"):  # map columns as dicts
+        rows = plain_types(pa.Table.from_batches([batch]))
+        for row in rows.to_pylist(maps_as_pydicts="lossy"):  # map columns as dicts
             number += 1
             yield number, row

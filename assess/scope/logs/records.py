@@ -7,8 +7,10 @@ place.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -59,7 +61,7 @@ def _text(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         return value
-    if isinstance(value, bool | int | float):
+    if isinstance(value, bool | int | float | Decimal):
         return str(value).lower() if isinstance(value, bool) else str(value)
     try:
         return orjson.dumps(value, default=str).decode()
@@ -82,10 +84,14 @@ def check_tokens(value: Any) -> tuple[int | None, str | None]:
         return None, None
     if isinstance(value, bool):
         return None, "not a number"
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
+    if isinstance(value, float | Decimal):  # Decimal: a Parquet DECIMAL column, exactly
+        if not value.is_finite() if isinstance(value, Decimal) else not math.isfinite(value):
             return None, "not a finite number"
-        if not value.is_integer():
+        if (
+            value != value.to_integral_value()
+            if isinstance(value, Decimal)
+            else not value.is_integer()
+        ):
             return None, "not a whole number"
         value = int(value)
     if isinstance(value, str):

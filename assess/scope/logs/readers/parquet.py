@@ -66,7 +66,7 @@ class ParquetReader(FormatReader):
         except (OSError, pa.ArrowException) as exc:
             batch, broken = None, exc
         while batch is not None:
-            table = pa.Table.from_batches([batch])
+            table = formats.plain_types(pa.Table.from_batches([batch]))
             if first_row == 0:
                 try:
                     plan = ColumnPlan.build(ctx.preset, rows_of(table.slice(0, SAMPLE)))
