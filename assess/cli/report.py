@@ -82,6 +82,8 @@ def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
         args += ["--review", shown(req.review)]
     if req.previous is not None:
         args += ["--previous", shown(req.previous)]
+    if req.due_from_review_date:  # `assess demo`: recorded, so verify rebuilds the same plan
+        args.append("--due-from-review-date")
     return args
 
 
@@ -212,6 +214,12 @@ _PREVIOUS = typer.Option(
     help="An earlier review's folder (or its report.json): the remediation plan shows "
     "what moved since.",
 )
+_DUE_FROM_REVIEW_DATE = typer.Option(
+    False,
+    "--due-from-review-date",
+    hidden=True,
+    help="Count the review file's due dates from the review date (what `assess demo` does).",
+)
 _FORCE = typer.Option(
     False, "--force", help="Replace the review already in --out (refused without it)."
 )
@@ -246,6 +254,7 @@ def report_cmd(
     signer: str | None = _SIGNER,
     passphrase_env: str | None = PASSPHRASE_ENV,
     force: bool = _FORCE,
+    due_from_review_date: bool = _DUE_FROM_REVIEW_DATE,
 ) -> None:
     """Write the vendor review (see REPORT_HELP)."""
     from assess.report.files import Signing, parse_formats
@@ -268,6 +277,7 @@ def report_cmd(
         period=period,
         review=review_file,
         previous=previous,
+        due_from_review_date=due_from_review_date,
     )
     run_report(req, out, formats, signing, force)
 

@@ -22,10 +22,16 @@ shipped samples from the installation), the report.json attached to the PDF is c
 report.json, the findings' points are added up, and the score is recomputed from the recorded
 inputs (with the options the manifest's command recorded).
 
+With every input at hand the whole review is rebuilt: the exposure (counts and ids), the
+governance and the plan are compared, and report.json, report.html, report.oscal.json,
+findings-register.xlsx and affected-requests.csv are rendered again and compared byte for byte.
+An input that is not at hand is "cannot check" (skipped), never a difference.
+
 Exit codes: 0 every check holds and a trusted key's signature covers every file; 1 something
 differs (each difference listed), or the signature fails; 2 bad usage (no such folder, no
-manifest.json), or nothing is proven: the bundle is unsigned or no key was given, so the files
-agree only with a manifest anyone can rewrite.
+manifest.json), or not proven: something could not be checked (an input not at hand,
+--no-inputs), or the bundle is unsigned or no key was given, so the files agree only with a
+manifest anyone can rewrite.
 
 Example: assess verify review --key committee.pub
 """
@@ -93,9 +99,12 @@ def register(app: typer.Typer) -> None:
                     markup=False,
                     soft_wrap=True,
                 )
-            failed = len(result.differs)
+            failed, cannot = len(result.differs), len(result.cannot_check)
             if failed:
                 verdict = f"{failed} difference(s)"
+            elif cannot:
+                verdict = (f"cannot check {cannot} item(s) (listed 'skipped'): nothing differs, "
+                           "but what was not checked is not proven")  # fmt: skip
             elif result.proven:
                 verdict = "every check holds, signed by a trusted key"
             else:

@@ -131,10 +131,10 @@ def input_checks(manifest: Manifest, base: Path, check_inputs: bool) -> list[Che
         elif not check_inputs:
             checks.append(Check(what=what, status="not-checked", detail="--no-inputs"))
         else:
-            check = compare(what, entry, resolve_input(entry.path, base))
-            if check.detail.endswith("no such file"):
-                check = check.model_copy(
-                    update={"detail": f"{check.detail} under {base} (give --inputs FOLDER)"}
-                )
-            checks.append(check)
+            found = resolve_input(entry.path, base)
+            if found is None:  # not at hand is not a difference: nothing can be said
+                checks.append(Check(what=what, status="not-checked", detail="cannot check: not "
+                                    f"present under {base} (give --inputs FOLDER)"))  # fmt: skip
+            else:
+                checks.append(compare(what, entry, found))
     return checks

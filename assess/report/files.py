@@ -121,7 +121,7 @@ def write_review(
     """
     if not force:
         refuse_existing(out_dir)
-    outputs = _outputs(report, formats, affected_rows)
+    outputs = render_outputs(report, formats, affected_rows)
     manifest = build_manifest(report.inputs, outputs, command, report.generated_at)
     files = {**outputs, MANIFEST_JSON: manifest_bytes(manifest)}  # the manifest last
     if signing is not None:
@@ -162,7 +162,7 @@ def refuse_existing(out_dir: Path) -> None:
         )
 
 
-def _outputs(
+def render_outputs(
     report: Report, formats: Sequence[str], affected_rows: Sequence[Mapping[str, Any]] | None
 ) -> dict[str, bytes]:
     """Return the review's files but the manifest, by name, in the order they are listed."""

@@ -13,16 +13,16 @@ import hashlib
 import io
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
-from assess.kernel.errors import AssessError, UsageError
-from assess.report.bundle import bundle_file, input_checks, output_checks, resolve_input
+from assess.kernel.errors import UsageError
+from assess.report.bundle import bundle_file, input_checks, output_checks
 from assess.report.files import MANIFEST_JSON, REPORT_JSON, REPORT_PDF
 from assess.report.models import Manifest, Report
+from assess.report.recompute import recompute_checks
+from assess.report.recompute import recorded_command as recorded_command  # re-exported
 from assess.report.signing import PublicKey
 from assess.report.verify_model import Check, Signature, VerifyResult
 
@@ -131,118 +131,6 @@ def arithmetic_checks(report: Report) -> list[Check]:
     return out
 
 
-@dataclass(frozen=True)
-class _Recorded:
-    """The options of the recorded `assess report` command that bear on the score."""
-
-    questionnaire: str | None = None
-    probes: list[str] = field(default_factory=list)
-    deploy_check: str | None = None
-    deploy_logs: list[str] = field(default_factory=list)
-    evidence_for_vendor: bool = False
-    period: str | None = None
-    review: str | None = None  # its scope.period is the period when --period is absent
-
-
-_REPEATED = {"--probe": "probes", "--deploy-log": "deploy_logs"}
-_SINGLE = {"--questionnaire": "questionnaire", "-q": "questionnaire",
-           "--deploy-check": "deploy_check", "--period": "period",
-           "--review": "review"}  # fmt: skip
-_FLAGS = {"--include-prompts", "--evidence-for-vendor"}
-
-
-def recorded_command(command: Sequence[str]) -> _Recorded:
-    """Return the score-bearing options of the manifest's canonical ``assess report`` command.
-
-    Options it does not know (added by later versions) are skipped with their value.
-    """
-    values: dict[str, Any] = {"probes": [], "deploy_logs": []}
-    words = list(command[2:]) if list(command[:2]) == ["assess", "report"] else list(command)
-    i = 0
-    while i < len(words):
-        word, nxt = words[i], (words[i + 1] if i + 1 < len(words) else None)
-        if word in _FLAGS:
-            values["evidence_for_vendor"] = values.get("evidence_for_vendor", False) or (
-                word == "--evidence-for-vendor"
-            )
-            i += 1
-        elif word in _REPEATED and nxt is not None:
-            values[_REPEATED[word]].append(nxt)
-            i += 2
-        elif word in _SINGLE and nxt is not None:
-            values[_SINGLE[word]] = nxt
-            i += 2
-        else:  # an option of a later version: skip it and its value, if it has one
-            i += 2 if nxt is not None and not nxt.startswith("-") else 1
-    return _Recorded(**values)
-
-
-def _rescored(recorded: _Recorded, base: Path, generated_at: str) -> Report:
-    """Return the review rebuilt from the recorded inputs (request logs left out: they do not
-    bear on the score).
-
-    Raises:
-        AssessError: an input that cannot be found or read.
-    """
-    from assess.report.build import build_report
-    from assess.report.inputs import ReportRequest, gather
-
-    def found(path: str) -> Path:
-        where = resolve_input(path, base)
-        if where is None:
-            raise UsageError(f"{path}: not found", "")
-        return where
-
-    if recorded.questionnaire is None:
-        raise UsageError("the recorded command names no --questionnaire", "")
-    req = ReportRequest(
-        questionnaire=found(recorded.questionnaire),
-        probes=[found(p) for p in recorded.probes],
-        deploy_check=found(recorded.deploy_check) if recorded.deploy_check else None,
-        deploy_logs=[str(found(p)) for p in recorded.deploy_logs],
-        evidence_for_vendor=recorded.evidence_for_vendor,
-        period=recorded.period,
-        review=found(recorded.review) if recorded.review else None,
-        cwd=base,
-    )
-    return build_report(gather(req).sources, generated_at)
-
-
-def _findings(report: Report) -> list[tuple[str, str, str, int | None]]:
-    return [(f.ref, f.id, f.severity.value, f.points) for f in report.findings]
-
-
-def score_check(report: Report, manifest: Manifest, base: Path) -> Check:
-    """Return whether the score recomputed from the recorded inputs is the stated one."""
-    what = "score recomputed from the inputs"
-    try:
-        again = _rescored(recorded_command(manifest.command), base, report.generated_at)
-    except AssessError as exc:
-        return Check(what=what, status="differs", detail=f"cannot be recomputed: {exc.message}")
-    except (ValueError, OSError) as exc:  # a damaged input the readers did not expect
-        return Check(what=what, status="differs", detail=f"cannot be recomputed: {exc}")
-    stated = (report.score, str(report.tier), report.scoring.points_total)
-    found = (again.score, str(again.tier), again.scoring.points_total)
-    problems = []
-    if stated != found:
-        problems.append(
-            "score {}, tier {}, points {} stated; recomputed {}, {}, {}".format(*stated, *found)
-        )
-    if _findings(report) != _findings(again):
-        changed = sorted(set(_findings(report)) ^ set(_findings(again)))
-        shown = "; ".join(f"{r} {i} ({s}, {p} points)" for r, i, s, p in changed[:4])
-        problems.append(f"findings differ: {shown}")
-    if again.scoring != report.scoring:
-        problems.append("the scoring section differs (formula, sections or decisive rules)")
-    if problems:
-        return Check(what=what, status="differs", detail="; ".join(problems))
-    return Check(
-        what=what,
-        status="ok",
-        detail=f"score {again.score}, tier {again.tier}, {len(again.findings)} findings as stated",
-    )
-
-
 def verify_review(
     folder: Path,
     inputs: Path | None = None,
@@ -324,7 +212,7 @@ def _review_checks(
         return checks
     checks += arithmetic_checks(report)
     if check_inputs:
-        checks.append(score_check(report, manifest, base))
+        checks += recompute_checks(folder, manifest, report, base)
     else:
         checks.append(Check(what="score recomputed from the inputs", status="not-checked",
                             detail="--no-inputs"))  # fmt: skip

@@ -38,6 +38,12 @@ class VerifyResult(Model):
         return [c for c in self.checks if c.status == "differs"]
 
     @property
+    def cannot_check(self) -> list[Check]:
+        """Return the checks that could not be made (an input not at hand, --no-inputs)."""
+        return [c for c in self.checks if c.status == "not-checked" and c.what != "signature"]
+
+    @property
     def proven(self) -> bool:
-        """True when nothing differs and a trusted key's signature covers every file."""
-        return not self.differs and self.signature == "verified"
+        """True when nothing differs, every check could be made, and a trusted key's signature
+        covers every file."""
+        return not self.differs and not self.cannot_check and self.signature == "verified"

@@ -64,7 +64,10 @@ def test_a_fresh_unsigned_review_agrees_but_is_not_proven(made: Path) -> None:
     last = result.output.rstrip().splitlines()[-1]
     assert "every check holds" not in last
     assert "not proven: the files agree with manifest.json, but that proves nothing" in last
-    assert "The bundle is unsigned" in last and last.endswith("(14 checks)")
+    assert "The bundle is unsigned" in last and last.endswith("(21 checks)")
+    for name in OUTPUTS:  # rebuilt from the inputs and rendered again: the same bytes
+        assert f"ok      output {name} re-rendered: byte for byte as written" in result.output
+    assert "ok      exposure recomputed from the logs: 5 received as stated" in result.output
 
 
 def test_the_flip_tests_cover_every_listed_file(made: Path) -> None:
@@ -113,18 +116,30 @@ def test_a_score_edited_with_matching_hashes_is_caught(made: Path, tmp_path: Pat
     ) in result.output
 
 
-def test_missing_inputs_differ_unless_the_folder_alone_is_checked(
-    made: Path, tmp_path: Path
-) -> None:
+def test_a_missing_input_is_cannot_check_never_differs(made: Path, tmp_path: Path) -> None:
     root = copy_of(made, tmp_path / "copy")
     (root / "in" / "leaky-lab.json").unlink()
     result = verify(root)
-    assert result.exit_code == 1
-    assert "DIFFERS input leaky-lab.json (probe): leaky-lab.json: no such file under" in (
+    assert result.exit_code == 2, result.output
+    assert "DIFFERS" not in result.output
+    assert "skipped input leaky-lab.json (probe): cannot check: not present under" in (
+        result.output
+    )
+    assert "skipped score recomputed from the inputs: cannot check: leaky-lab.json not present" in (
         result.output
     )
     assert "(give --inputs FOLDER)" in result.output
-    assert "DIFFERS score recomputed from the inputs: cannot be recomputed" in result.output
+    assert "cannot check 3 item(s)" in result.output.splitlines()[-1]
+    # the logs alone missing: the score is recomputed, the rest cannot be checked
+    (root / "in" / "cloudflare-ai-gateway.ndjson").unlink()
+    shutil.copy(INPUTS["leaky-lab.json"], root / "in" / "leaky-lab.json")
+    no_logs = verify(root)
+    assert no_logs.exit_code == 2, no_logs.output
+    assert "ok      score recomputed from the inputs" in no_logs.output
+    assert (
+        "skipped exposure, governance, plan and outputs re-rendered from the inputs: cannot "
+        "check: cloudflare-ai-gateway.ndjson not present"
+    ) in no_logs.output
     alone = invoke("verify", str(root / "review"), "--no-inputs", "--json", "-")
     assert alone.exit_code == 2, alone.output  # nothing differs; unsigned, so nothing proven
     doc = json.loads(alone.stdout)
