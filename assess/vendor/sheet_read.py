@@ -48,23 +48,84 @@ def _xlsx_rows(path: Path) -> tuple[list[str], list[Row]]:
     from openpyxl import load_workbook  # imported here: only needed for xlsx
 
     try:
-        book = load_workbook(path, read_only=True, data_only=False)
+        # not read_only: that mode trusts the sheet's <dimension> (a stale one dropped 21 of 30
+        # answers) and knows no hidden columns; a questionnaire is a few hundred rows
+        book = load_workbook(path, data_only=False)
     except FileNotFoundError as exc:
         raise InputError(f"{path}: no such file", "Check the path and try again.") from exc
     except (zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
         raise InputError(
             f"{path}: not an xlsx workbook ({exc})", "Give the .xlsx file, or save it as CSV."
         ) from exc
-    sheet = book[SHEET] if SHEET in book.sheetnames else book.active
+    sheet = _answers_sheet(path, book)
     rows = [list(row) for row in sheet.iter_rows()]
+    hidden = _hidden_columns(sheet)
     book.close()
     if not rows:
         raise InputError(f"{path}: the sheet is empty", "Export a fresh sheet and fill it in.")
     header, body = _split_header(
         [(number, [cell.value for cell in row]) for number, row in enumerate(rows, start=1)]
     )
+    _refuse_hidden_columns(path, header, hidden)
     _refuse_formulas(path, header, rows)
     return header, body
+
+
+def _answers_sheet(path: Path, book: Any) -> Any:
+    """Return the sheet a person sees: a visible one named ``answers``, else the active one if
+    visible, else the first visible one.
+
+    Raises:
+        InputError: when a hidden sheet holds answers too (an ``id`` and a ``value`` column):
+            which one the vendor meant cannot be told, and a hidden one must not win.
+    """
+    visible = [ws for ws in book.worksheets if ws.sheet_state == "visible"]
+    hidden = [ws.title for ws in book.worksheets if ws.sheet_state != "visible" and _has_header(ws)]
+    if hidden:
+        raise InputError(
+            f"{path}: hidden sheet{'s' if len(hidden) > 1 else ''} "
+            + ", ".join(f"'{t}'" for t in hidden)
+            + " hold answers too (an id and a value column); only visible sheets are read",
+            "Delete the sheet that is not the vendor's answers, or unhide it and delete the "
+            "other, so one visible sheet holds the answers.",
+        )
+    if not visible:
+        raise InputError(f"{path}: no visible sheet", "Unhide the answers sheet.")
+    named = [ws for ws in visible if ws.title == SHEET]
+    return named[0] if named else book.active if book.active in visible else visible[0]
+
+
+def _has_header(sheet: Any) -> bool:
+    rows = sheet.iter_rows(max_row=_HEADER_SEARCH, values_only=True)
+    return any({"id", "value"} <= {str(c).strip().lower() for c in row if c} for row in rows)
+
+
+def _hidden_columns(sheet: Any) -> set[int]:
+    """Return the 1-based indexes of the sheet's hidden columns."""
+    return {
+        index
+        for dim in sheet.column_dimensions.values()
+        if dim.hidden
+        for index in range(dim.min or 0, (dim.max or 0) + 1)
+    }
+
+
+def _refuse_hidden_columns(path: Path, header: list[str], hidden: set[int]) -> None:
+    """Refuse a hidden column the import would read: nobody reviewing the sheet sees it.
+
+    Raises:
+        InputError: naming each such column.
+    """
+    read = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS)
+    found = [f"'{name}' (column {index})" for index, name in enumerate(header, 1)
+             if index in hidden and name in read]  # fmt: skip
+    if found:
+        raise InputError(
+            f"{path}: hidden column{'s' if len(found) > 1 else ''} "
+            + ", ".join(found)
+            + " would be read as answers; hidden cells are not answers anyone reviewed",
+            "Unhide the column and delete the one that is not meant, or delete it.",
+        )
 
 
 def _refuse_formulas(path: Path, header: list[str], rows: list[list[Any]]) -> None:
