@@ -26,6 +26,20 @@ if TYPE_CHECKING:
     from assess.scope.sql import Query
 
 DEFAULT_INCIDENT = "glm-5.3-kv-leak"
+#: ``--map`` as the API takes it: ``{"model": "a.b"}``, ``{"model": ["a", "b"]}`` (fallbacks in
+#: order) or ``["model=a", "model=b"]``.
+MapOption = Mapping[str, str | Sequence[str]] | Sequence[str] | None
+
+
+def map_items(mapping: MapOption) -> list[str]:
+    """Return ``mapping`` as ``--map`` items (``canonical=path``), fallbacks in order."""
+    if not isinstance(mapping, Mapping):
+        return list(mapping or [])
+    return [
+        f"{name}={path}"
+        for name, paths in mapping.items()
+        for path in ([paths] if isinstance(paths, str) else paths)
+    ]
 
 
 @dataclass(frozen=True)
@@ -81,7 +95,7 @@ def scope_run(
     *,
     incident: str = DEFAULT_INCIDENT,
     preset: str | None = "auto",
-    mapping: Mapping[str, str] | Sequence[str] | None = None,
+    mapping: MapOption = None,
     models: Sequence[str] | None = None,
     since: str | datetime | None = None,
     until: str | datetime | None = None,
@@ -97,9 +111,7 @@ def scope_run(
     from assess.scope.evidence import require_evidence, with_reading
     from assess.scope.logs import open_logs, parse_map
 
-    if isinstance(mapping, Mapping):
-        mapping = [f"{name}={path}" for name, path in mapping.items()]
-    maps = parse_map(list(mapping or []))
+    maps = parse_map(map_items(mapping))
     scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
     acc = ScopeAccumulator(scope, keep_text=keep_text)
     reader = open_logs(
@@ -142,7 +154,7 @@ def _require_requests_beside_side_table(result: ScopeResult) -> None:
     )
 
 
-def _reading(reader: Any, preset: str, maps: Mapping[str, str]) -> list[Any]:
+def _reading(reader: Any, preset: str, maps: Mapping[str, list[str]]) -> list[Any]:
     """How each file was read: the preset, why, and each field's path (``reading``)."""
     from assess.scope.logs.explain import ChosenBy, read_report
     from assess.scope.logs.presets import load_presets
@@ -158,7 +170,7 @@ class _Reading:
     are read: the main thread mostly waits for the reader's threads then (inflating and parsing
     release the GIL), so the report's ~15-20 ms of Python leave the end of the run."""
 
-    def __init__(self, reader: LogReader, preset: str, maps: Mapping[str, str]) -> None:
+    def __init__(self, reader: LogReader, preset: str, maps: Mapping[str, list[str]]) -> None:
         self._args = (reader, preset, maps)
         self._thread: Prefetch[list[Any]] | None = None
 
@@ -238,16 +250,12 @@ def _scope_filter(
     )
 
 
-def _preset(
-    preset: str, mapping: Mapping[str, str] | Sequence[str] | None, logs: Sequence[str | Path]
-) -> Preset:
+def _preset(preset: str, mapping: MapOption, logs: Sequence[str | Path]) -> Preset:
     """The preset with ``--map`` applied; ``auto`` is detected from ``logs`` (a sample)."""
     from assess.scope.logs import open_logs, parse_map
     from assess.scope.logs.presets import get_preset
 
-    if isinstance(mapping, Mapping):
-        mapping = [f"{name}={path}" for name, path in mapping.items()]
-    maps = parse_map(list(mapping or []))
+    maps = parse_map(map_items(mapping))
     if preset != "auto":
         return get_preset(preset).with_map(maps)
     if not logs:
@@ -264,7 +272,7 @@ def emit_sql(
     logs: Sequence[str | Path] = (),
     incident: str = DEFAULT_INCIDENT,
     preset: str = "auto",
-    mapping: Mapping[str, str] | Sequence[str] | None = None,
+    mapping: MapOption = None,
     models: Sequence[str] | None = None,
     since: str | datetime | None = None,
     until: str | datetime | None = None,
@@ -290,7 +298,7 @@ def scope_engine_run(
     *,
     incident: str = DEFAULT_INCIDENT,
     preset: str = "auto",
-    mapping: Mapping[str, str] | Sequence[str] | None = None,
+    mapping: MapOption = None,
     models: Sequence[str] | None = None,
     since: str | datetime | None = None,
     until: str | datetime | None = None,
@@ -327,7 +335,7 @@ def scope_logs(
     *,
     incident: str = DEFAULT_INCIDENT,
     preset: str = "auto",
-    mapping: Mapping[str, str] | Sequence[str] | None = None,
+    mapping: MapOption = None,
     models: Sequence[str] | None = None,
     since: str | datetime | None = None,
     until: str | datetime | None = None,

@@ -15,8 +15,7 @@ skipped; the rest are requests. Timestamps become UTC nanoseconds by integer ari
 The result set is one table: ``kind = 'row'`` rows are the in-scope requests in the canonical
 schema (prompt and response only where the scoping needs them: tokens over the trigger or
 unknown), ``kind = 'total'`` rows carry ``name`` and ``n``: the records of each outcome (a skip or
-non-request reason, or a request whose model matched or not: one aggregation, so an engine that
-does not keep a CTE's result reads the lines twice, not once per total), and constants naming
+non-request reason, or a request by model id, matched or not: one aggregation), and constants naming
 the dialect, the definition's fingerprint and the preset, which ``--from-engine-results`` checks.
 """
 
@@ -145,13 +144,15 @@ def _model(column: str) -> str:
     return f"REGEXP_EXTRACT({named}, {lit(_PREFIX)}, 1)"
 
 
+_ON_FILES = "Scope these logs with `assess scope` on the files (the query does not do that)."
+
+
 def definition(preset: Preset, scope: ScopeFilter, table: str, column: str) -> str:
     """Return the one definition: the scoping query in DuckDB's SQL."""
     if preset.join is not None:
-        raise UsageError(
-            f"--emit-sql: preset {preset.id} joins a side table, which the query does not do",
-            "Scope these logs with `assess scope` on the files.",
-        )
+        raise UsageError(f"--emit-sql: preset {preset.id} joins a side table", _ON_FILES)
+    if any("[" in p for ps in preset.fields.values() for p in ps):
+        raise UsageError("--emit-sql: a path selects a key in brackets", _ON_FILES)
     ctes = [_fields(preset, table, column), _typed(preset), _classified(scope)]
     return "\nWITH " + ",\n".join(ctes) + "\n" + _select(threshold(scope))
 

@@ -17,7 +17,14 @@ EXPECTED = Path(__file__).resolve().parent / "expected"
 def _opened(value: Any) -> Iterator[Any]:
     """Yield the records of an API response as each product documents it, else ``value``:
     Cloudflare {"result": [...]}, OpenRouter {"data": {...}}, Langfuse/Helicone {"data": [...]},
-    new-api {"data": {"items": [...]}}, CloudWatch {"events": [{"message": "<JSON>"}]}."""
+    new-api {"data": {"items": [...]}}, CloudWatch {"events": [{"message": "<JSON>"}]}, an OTLP
+    TracesData {"resourceSpans": [{"resource", "scopeSpans": [{"scope", "spans": [...]}]}]}."""
+    if isinstance(value, dict) and isinstance(value.get("resourceSpans"), list):
+        for group in value["resourceSpans"]:
+            for scoped in group.get("scopeSpans", []):
+                for span in scoped.get("spans", []):
+                    yield {**span, "resource": group.get("resource"), "scope": scoped.get("scope")}
+        return
     if isinstance(value, dict) and isinstance(value.get("events"), list):
         for event in value["events"]:
             yield json.loads(event["message"])

@@ -80,8 +80,8 @@ def test_preset_by_file_and_unknown_id() -> None:
 
 
 def test_map_overrides_a_field_and_rejects_unknown_names() -> None:
-    mapping = parse_map(["prompt_tokens=usage.input_tokens", "model = body.model"])
-    assert mapping == {"prompt_tokens": "usage.input_tokens", "model": "body.model"}
+    mapping = parse_map(["prompt_tokens=usage.input_tokens", "model = body.model", "model=m"])
+    assert mapping == {"prompt_tokens": ["usage.input_tokens"], "model": ["body.model", "m"]}
     preset = load_presets()["canonical"].with_map(mapping)
     assert preset.fields["prompt_tokens"] == ["usage.input_tokens"]
     assert preset.fields["timestamp"] == ["timestamp"]

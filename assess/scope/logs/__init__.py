@@ -97,7 +97,7 @@ def _unrecognised(path: Path, sample: list[Any], catalogue: Mapping[str, Preset]
 def open_logs(
     patterns: Sequence[str],
     preset: str = "auto",
-    mapping: dict[str, str] | None = None,
+    mapping: Mapping[str, str | Sequence[str]] | None = None,
     want_text: WantText | None = None,
     progress: ProgressCallback | None = None,
     presets_dir: Path | None = None,
@@ -123,7 +123,9 @@ def open_logs(
     if found is not None:
         _check_one_product(per_file, found, catalogue)
     if found is None and mapping and {"timestamp", "model"} <= set(mapping):
-        found = catalogue["canonical"]
+        # only what the user mapped is read: no preset recognised these files, so no preset's
+        # candidate paths may stand in for the fields left unmapped
+        return LogReader(files, catalogue["canonical"].only_mapped(mapping), **kwargs)
     if found is None:
         raise _unrecognised(files[0], sample, catalogue)
     return LogReader(files, found.with_map(mapping or {}), **kwargs)

@@ -52,7 +52,10 @@ def _twin_part(part: str) -> str:
 
 @lru_cache(maxsize=4096)
 def twin(path: str) -> str:
-    """Return ``path`` with every key in its other spelling (``start_time`` <-> ``startTime``)."""
+    """Return ``path`` with every key in its other spelling (``start_time`` <-> ``startTime``);
+    a path naming a ``[key]`` is taken as written."""
+    if "[" in path:
+        return path
     return ".".join(_twin_part(part) for part in path.split("."))
 
 

@@ -12,6 +12,12 @@ A log event wrapper is opened too: a CloudWatch Logs event (``filter-log-events`
 ``get-log-events`` output, keys of :data:`LOG_EVENT_KEYS` only) whose ``message`` is a JSON object
 (Bedrock invocation logs delivered to CloudWatch) stands for that object.
 
+An OpenTelemetry ``TracesData`` (the collector's file exporter and the OTLP File Exporter write
+one per line; an OTLP/HTTP JSON body is one too) is opened into its spans: each span of
+``resourceSpans[].scopeSpans[].spans[]`` (``instrumentationLibrarySpans`` in early exporters) is a
+record, with its resource as ``resource`` and its instrumentation scope as ``scope``, so
+``resource.attributes.service.name`` reads a resource attribute.
+
 A file may hold one envelope per line, a JSON array of envelopes, or one pretty-printed envelope
 (read whole, up to :data:`MAX_DOCUMENT_BYTES`; a logs API page is a few megabytes at most).
 """
@@ -58,6 +64,29 @@ LOG_EVENT_KEYS = frozenset(
     {"timestamp", "message", "ingestionTime", "logStreamName", "logGroupName", "eventId"}
 )
 MAX_DEPTH = 3
+#: The keys of an OTLP ``TracesData`` / ``ExportTraceServiceRequest``.
+OTLP_KEYS = frozenset({"resourceSpans"})
+
+
+def _spans(resource_spans: Any) -> list[Any]:
+    """Return the spans of a ``TracesData``, each with its ``resource`` and ``scope``."""
+    out: list[Any] = []
+    for group in resource_spans if isinstance(resource_spans, list) else []:
+        if not isinstance(group, dict):
+            continue
+        resource = group.get("resource", {})
+        scopes = group.get("scopeSpans", group.get("instrumentationLibrarySpans", []))
+        for scoped in scopes if isinstance(scopes, list) else []:
+            if not isinstance(scoped, dict):
+                continue
+            scope = scoped.get("scope", scoped.get("instrumentationLibrary", {}))
+            out.extend(
+                {**span, "resource": resource, "scope": scope} if isinstance(span, dict) else span
+                for span in scoped.get("spans", []) or []
+            )
+    return out
+
+
 MAX_DOCUMENT_BYTES = 256 << 20
 
 
@@ -65,6 +94,8 @@ def unwrap(value: Any, depth: int = 0) -> list[Any] | None:
     """Return the records inside an envelope, or None when ``value`` is not an envelope."""
     if not isinstance(value, dict) or depth >= MAX_DEPTH:
         return None
+    if set(value) == OTLP_KEYS:
+        return _spans(value["resourceSpans"])
     event = _log_event(value)
     if event is not None:
         return [event]

@@ -190,14 +190,21 @@ class Preset(Model):
         """Return True when ``record`` fits one of the preset's detect rules."""
         return any(rule.matches(record) for rule in self.detect)
 
-    def with_map(self, overrides: Mapping[str, str]) -> Preset:
-        """Return a copy whose fields in ``overrides`` use only the given dotted path
-        (``@user`` expanded, no twins: a mapped path is taken as written)."""
+    def with_map(self, overrides: Mapping[str, str | Sequence[str]]) -> Preset:
+        """Return a copy whose fields in ``overrides`` use only the given dotted paths, in
+        order (``@user`` expanded, no twins: a mapped path is taken as written)."""
         if not overrides:
             return self
         fields = dict(self.fields)
-        fields.update({name: expand([path], twins=False) for name, path in overrides.items()})
+        for name, paths in overrides.items():
+            fields[name] = expand([paths] if isinstance(paths, str) else paths, twins=False)
         return self.model_copy(update={"fields": fields})
+
+    def only_mapped(self, overrides: Mapping[str, str | Sequence[str]]) -> Preset:
+        """Return a copy that reads only the fields in ``overrides``: the unmapped ones read
+        nothing (no other preset's defaults are inherited by a file no preset recognises)."""
+        bare = self.model_copy(update={"fields": {}})
+        return bare.with_map(overrides)
 
     def non_request_reason(self, record: Any) -> str | None:
         """Return why ``record`` is a valid non-request row, or None when it is a request."""
@@ -209,13 +216,14 @@ class Preset(Model):
         return None
 
 
-def parse_map(items: Sequence[str]) -> dict[str, str]:
-    """Parse ``--map canonical=dotted.path`` options.
+def parse_map(items: Sequence[str]) -> dict[str, list[str]]:
+    """Parse ``--map canonical=dotted.path`` options; a field mapped again gets a fallback
+    (its paths are tried in the order given).
 
     Raises:
         UsageError: for a malformed item or an unknown canonical name.
     """
-    result: dict[str, str] = {}
+    result: dict[str, list[str]] = {}
     for item in items:
         name, sep, path = item.partition("=")
         name, path = name.strip(), path.strip()
@@ -229,7 +237,7 @@ def parse_map(items: Sequence[str]) -> dict[str, str]:
                 f"--map '{item}': '{name}' is not a canonical field",
                 f"Use one of: {', '.join(CANONICAL_FIELDS)}.",
             )
-        result[name] = path
+        result.setdefault(name, []).append(path)
     return result
 
 

@@ -10,6 +10,7 @@ import pyarrow.json as pj
 
 from assess.scope.fields import FAST_FIELDS
 from assess.scope.logs.fast.columnar import ColumnPlan, NotColumnar, first_text
+from assess.scope.logs.paths import path_head
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.sources import LineBlock, numpy_int64
 
@@ -24,7 +25,7 @@ def flat_columns(preset: Preset, header: list[str]) -> dict[str, bool] | None:
     for path, is_tokens in paths:
         if path in names:
             wanted[path] = is_tokens
-        elif path.split(".")[0] in names:
+        elif path_head(path) in names:
             return None
     return wanted
 

@@ -47,12 +47,16 @@ def _walk_sample(record: dict[str, Any], path: str) -> tuple[bool, Any]:
     """Return (path is flat key, value) in a sample record; raise NotColumnar when unsure."""
     if path in record:
         return True, record[path]
+    if "[" in path:
+        raise NotColumnar(f"'{path}' names a key in brackets")
     node: Any = record
     for part in path.split("."):
         if node is None:
             return False, None
         if not isinstance(node, dict):
             raise NotColumnar(f"'{path}' crosses a non-object value")
+        if part not in node and any(k.startswith(part + ".") for k in node):
+            raise NotColumnar(f"'{path}' reaches a key holding dots")
         node = node.get(part, None)
     return False, node
 

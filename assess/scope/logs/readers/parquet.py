@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from assess.scope.logs import formats
 from assess.scope.logs.fast.columnar import ColumnPlan, NotColumnar
+from assess.scope.logs.paths import path_head
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.readers.base import (
     SAMPLE,
@@ -32,9 +33,9 @@ PARQUET_BATCH = 65536
 
 def parquet_columns(preset: Preset) -> list[str]:
     """Return the top-level columns the preset's fields and non-request rules read."""
-    columns = {p.split(".")[0] for ps in preset.fields.values() for p in ps}
+    columns = {path_head(p) for ps in preset.fields.values() for p in ps}
     columns |= {p for ps in preset.fields.values() for p in ps}
-    columns |= {rule.when.path.split(".")[0] for rule in preset.non_request}
+    columns |= {path_head(rule.when.path) for rule in preset.non_request}
     return sorted(columns)
 
 
