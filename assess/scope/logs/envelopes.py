@@ -2,7 +2,8 @@
 
 Users save what an API returned: a Cloudflare logs page ``{"result": [...], "result_info": ...,
 "success": true}``, an OpenRouter generation ``{"data": {...}}``, a Langfuse or Helicone page
-``{"data": [...], "meta": ...}``, a new-api page ``{"data": {"items": [...], "total": ...}}``.
+``{"data": [...], "meta": ...}``, a new-api page ``{"data": {"items": [...], "total": ...}}``, a
+LangSmith runs query page ``{"runs": [...], "cursors": {...}}``.
 An object is an envelope when its keys are one of :data:`ENVELOPE_KEYS` holding an object or a
 list, plus only the bookkeeping keys of :data:`SIBLING_KEYS`; any other key makes it a record.
 So ``{"success": false, "errors": [...], "result": null}`` stays a record (and is reported as an
@@ -32,7 +33,7 @@ import orjson
 from assess.scope.logs.formats import Bad
 from assess.scope.logs.sources import Format
 
-ENVELOPE_KEYS = ("data", "result", "items", "events")
+ENVELOPE_KEYS = ("data", "result", "items", "events", "runs")
 SIBLING_KEYS = frozenset(
     {
         "success",
@@ -58,6 +59,7 @@ SIBLING_KEYS = frozenset(
         "nextToken",
         "nextForwardToken",
         "nextBackwardToken",
+        "cursors",
     }
 )
 LOG_EVENT_KEYS = frozenset(
