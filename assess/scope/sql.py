@@ -151,8 +151,8 @@ def definition(preset: Preset, scope: ScopeFilter, table: str, column: str) -> s
     """Return the one definition: the scoping query in DuckDB's SQL."""
     if preset.join is not None:
         raise UsageError(f"--emit-sql: preset {preset.id} joins a side table", _ON_FILES)
-    if any("[" in p for ps in preset.fields.values() for p in ps):
-        raise UsageError("--emit-sql: a path selects a key in brackets", _ON_FILES)
+    if any("[" in p or "*" in p for ps in preset.fields.values() for p in ps):
+        raise UsageError("--emit-sql: a path selects a key in brackets or any key (*)", _ON_FILES)
     ctes = [_fields(preset, table, column), _typed(preset), _classified(scope)]
     return "\nWITH " + ",\n".join(ctes) + "\n" + _select(threshold(scope))
 

@@ -3,7 +3,9 @@
 A key holding dots is found as written (CSV headers and Phoenix columns such as
 ``attributes.llm.model_name``, OTel attribute keys such as ``gen_ai.request.model``): where a
 part is not a key, the longest run of the following parts joined by dots that is one is taken.
-``[key.with.dots]`` names one key explicitly (``attributes[gen_ai.request.model]``). On a list of
+``[key.with.dots]`` names one key explicitly (``attributes[gen_ai.request.model]``); ``*`` stands
+for any one key or item, the first in order where the rest is found (``ai.*.meta.request_model``:
+Kong names that key after its plugin or provider). On a list of
 ``{key, value}`` pairs (OpenTelemetry attributes) a key selects the pair's value, an OTLP
 ``AnyValue`` (``{"stringValue": ...}``, ``intValue`` as a decimal string) unwrapped. A string
 holding JSON (a CSV cell, a stringified ``metadata`` column) is traversed as well, and so is
@@ -90,10 +92,22 @@ def _pair(node: list[Any], key: str) -> Any:
     return MISSING
 
 
+def _any_child(node: Any, parts: tuple[str, ...], index: int) -> tuple[Any, int]:
+    """``*``: the first child of ``node`` (in order) where the rest of the path is found."""
+    children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+    for child in children:
+        found = _walk(child, parts, index + 1)
+        if found is not MISSING:
+            return found, len(parts)
+    return MISSING, index
+
+
 def _step(node: Any, parts: tuple[str, ...], index: int) -> tuple[Any, int]:
     """Return the node the parts from ``index`` lead to in one step, and the next index (the
     longest run of parts joined by dots that is a key counts as one step)."""
     part = parts[index]
+    if part == "*":
+        return _any_child(node, parts, index)
     if isinstance(node, dict):
         if part in node:
             return node[part], index + 1
@@ -119,9 +133,11 @@ def get_path(record: Any, path: str) -> Any:
             return record[path]
         if "." not in path and "[" not in path:  # a plain key the record lacks (the common case)
             return MISSING
-    node = record
-    parts = split_path(path)
-    index = 0
+    return _walk(record, split_path(path), 0)
+
+
+def _walk(node: Any, parts: tuple[str, ...], index: int) -> Any:
+    """Return the value the parts from ``index`` lead to from ``node``, or MISSING."""
     while index < len(parts):
         if isinstance(node, dict) and parts[index] in node:  # the common case, inline
             node = node[parts[index]]

@@ -47,8 +47,8 @@ def _walk_sample(record: dict[str, Any], path: str) -> tuple[bool, Any]:
     """Return (path is flat key, value) in a sample record; raise NotColumnar when unsure."""
     if path in record:
         return True, record[path]
-    if "[" in path:
-        raise NotColumnar(f"'{path}' names a key in brackets")
+    if "[" in path or "*" in path:
+        raise NotColumnar(f"'{path}' names a key in brackets or any key (*)")
     node: Any = record
     for part in path.split("."):
         if node is None:
