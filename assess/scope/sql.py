@@ -2,21 +2,19 @@
 
 One definition, written once here in DuckDB's SQL from the preset (field paths, non-request rules,
 timestamp format) and the filter (model names, window, threshold), is transpiled by sqlglot into
-Spark, Trino, Athena and BigQuery SQL; the one function sqlglot does not map (is this text JSON?)
-is rewritten per dialect (:data:`_JSON_VALID`). The query reads a table of raw NDJSON lines
-(``assess_logs(line)``, see docs/scope-remote.md) and mirrors the
-reference reader (:func:`assess.scope.logs.records.classify`) rule for rule: blank lines are not
-records; a line that is not a JSON object is skipped; a non-request rule's rows are counted by
-reason; no timestamp and no model, no timestamp, an unparseable timestamp or token count are
-skipped; the rest are requests. Timestamps become UTC nanoseconds by integer arithmetic on the ISO
-8601 fields or the epoch number (no session time zone is involved); model ids are normalised as
-:func:`assess.kernel.model_ids.normalise_model_id` does, by regular expressions.
+Spark, Trino, Athena and BigQuery SQL; the one function sqlglot does not map (is this text JSON?) is
+rewritten per dialect (:data:`_JSON_VALID`). The query reads a table of raw NDJSON lines
+(``assess_logs(line)``, see docs/scope-remote.md) and mirrors the reference reader
+(:func:`assess.scope.logs.records.classify`) rule for rule: blank lines are not records; a line that
+is not a JSON object is skipped; a non-request rule's rows are counted by reason; no timestamp and
+no model, no timestamp, an unparseable timestamp or token count are skipped; the rest are requests.
+Timestamps become UTC nanoseconds by integer arithmetic (no session time zone); model ids are
+normalised as :func:`assess.kernel.model_ids.normalise_model_id` does, by regular expressions.
 
-The result set is one table: ``kind = 'row'`` rows are the in-scope requests in the canonical
-schema (prompt and response only where the scoping needs them: tokens over the trigger or
-unknown), ``kind = 'total'`` rows carry ``name`` and ``n``: the records of each outcome (a skip or
-non-request reason, or a request by model id, matched or not: one aggregation), and constants naming
-the dialect, the definition's fingerprint and the preset, which ``--from-engine-results`` checks.
+The result set is one table: ``kind = 'row'`` rows are the in-scope requests (prompt and response
+only for tokens over the trigger or unknown); ``kind = 'total'`` rows carry ``name`` and ``n``: the
+records of each outcome (a skip or non-request reason, or a request by model id, matched or not),
+and constants naming the dialect, fingerprint and preset, which ``--from-engine-results`` checks.
 """
 
 from __future__ import annotations
