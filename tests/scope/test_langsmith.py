@@ -59,3 +59,19 @@ def test_a_json_array_and_runs_query_pages(tmp_path: Path, form: str) -> None:
         "records_skipped": 0,
     }
     assert sorted(result.affected.request_ids) == sorted(EXPECTED["affected"]["request_ids"])
+
+
+def test_explain_shows_where_the_model_came_from(run_cli: Any) -> None:
+    result = run_cli("scope", str(SAMPLE), "--explain", "--json", "-")
+    assert result.exit_code == 1
+    (reading,) = json.loads(result.stdout)["reading"]
+    assert reading["preset"] == "langsmith" and reading["chosen_by"] == "auto"
+    fields = {f["field"]: f for f in reading["fields"]}
+    assert fields["model"]["by_path"] == {
+        "extra.metadata.ls_model_name": 6,  # 01 06 07 08 09 11
+        "extra.invocation_params.model": 1,  # 02
+    }
+    assert fields["session_id"]["by_path"] == {
+        "extra.metadata.thread_id": 1,
+        "extra.metadata.session_id": 1,
+    }
