@@ -41,6 +41,7 @@ from assess.report.sections import (
     vendor_profile,
 )
 from assess.report.text import (
+    coverage_sentence,
     deployment_sentence,
     evidence_sentence,
     exposure_sentence,
@@ -128,6 +129,10 @@ def build_report(
         ),
         previous=sources.previous.summary if sources.previous else None,
         unanswered=_unanswered(sources.questions, score),
+        evidence_verdict=score.evidence_verdict,
+        coverage=score.coverage.share if score.coverage is not None else None,
+        questions_to_send=score.questions_to_send,
+        controls_in_place=score.controls_in_place,
     )
 
 
@@ -237,7 +242,14 @@ def _summary(
         if len(actions) == 3:
             break
     return Summary(
-        tier_sentence=tier_sentence(vendor, score.tier, score.score, findings),
+        tier_sentence=tier_sentence(
+            vendor,
+            score.tier,
+            score.score,
+            findings,
+            insufficient=score.evidence_verdict == "insufficient-evidence",
+        ),
+        coverage_sentence=coverage_sentence(score),
         exposure_sentence=exposure_sentence(exposure),
         evidence_sentences=evidence,
         top_actions=actions,

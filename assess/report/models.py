@@ -17,11 +17,13 @@ from assess.report.governance import Governance, PreviousReview, RemediationItem
 from assess.report.views import AccountCount as AccountCount
 from assess.report.views import AffectedView as AffectedView
 from assess.report.views import AnswerView as AnswerView
+from assess.report.views import AskView as AskView
 from assess.report.views import DayCount as DayCount
 from assess.report.views import DecisionView as DecisionView
 from assess.report.views import DeployView as DeployView
 from assess.report.views import EvidenceView as EvidenceView
 from assess.report.views import FindingView as FindingView
+from assess.report.views import InPlaceView as InPlaceView
 from assess.report.views import NamedVersion as NamedVersion
 from assess.report.views import NodeView as NodeView
 from assess.report.views import ProbeStatsView as ProbeStatsView
@@ -130,6 +132,9 @@ class Summary(Model):
 
     tier_sentence: str
     exposure_sentence: str
+    coverage_sentence: str = Field(
+        default="", description="The evidence axis: coverage and its verdict ('' before it)"
+    )
     evidence_sentences: list[str] = Field(default_factory=list)
     top_actions: list[str] = Field(default_factory=list)
 
@@ -284,6 +289,16 @@ class Report(Model):
     previous: PreviousReview | None = None
     unanswered: list[UnansweredQuestion] = Field(
         default_factory=list, description="Questions of the questionnaire with no answer"
+    )
+    evidence_verdict: str | None = Field(
+        default=None, description="The score's verdict: sufficient or insufficient-evidence"
+    )
+    coverage: float | None = Field(default=None, description="The score's coverage.share")
+    questions_to_send: list[AskView] = Field(
+        default_factory=list, description="The score's unknown questions, weightiest first"
+    )
+    controls_in_place: list[InPlaceView] = Field(
+        default_factory=list, description="The score's controls in place, beside the findings"
     )
 
 

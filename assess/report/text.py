@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assess.kernel.common import Severity
-from assess.report.models import EvidenceView, Exposure, ProbeRun, ReportFinding, VendorProfile
+from assess.report.models import (
+    EvidenceView,
+    Exposure,
+    ProbeRun,
+    ReportFinding,
+    ScoreView,
+    VendorProfile,
+)
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -13,11 +20,34 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else (many or word + 's')}"
 
 
+def coverage_sentence(score: ScoreView) -> str:
+    """Say how much of the questionnaire is answered and whether that is enough to rate."""
+    c = score.coverage
+    if c is None or score.evidence_verdict is None:
+        return ""
+    share = f"{c.share:.0%} of the questionnaire's weight ({c.answered} of {c.questions} questions)"
+    if score.evidence_verdict == "sufficient":
+        return f"Evidence coverage: {share} is answered, enough to rate the vendor."
+    asked = len(score.questions_to_send)
+    return (
+        f"INSUFFICIENT EVIDENCE: only {share} is answered, below {c.sufficient_at:.0%}; the tier "
+        "states the risk of what is known, not a rating of the vendor. "
+        f"{plural(asked, 'question')} to send the vendor are listed below, weightiest first."
+    )
+
+
 def tier_sentence(
-    vendor: VendorProfile, tier: str, score: int, findings: Sequence[ReportFinding]
+    vendor: VendorProfile,
+    tier: str,
+    score: int,
+    findings: Sequence[ReportFinding],
+    insufficient: bool = False,
 ) -> str:
-    """Say the tier, the score and the findings that drive them."""
+    """Say the tier, the score and the findings that drive them (from what is known, when the
+    evidence is insufficient to rate the vendor)."""
     who = f"{vendor.name}, {vendor.service}," if vendor.service else vendor.name
+    if insufficient:
+        who = f"From what is known (insufficient evidence to rate it), {who}"
     worst = [f for f in findings if f.severity.at_least(Severity.HIGH)]
     if not findings:
         why = "no finding was raised"

@@ -88,6 +88,35 @@ class EvidenceView(_View):
     freshness_reason: str = ""
 
 
+class CoverageView(_View):
+    """``coverage`` of ``assess.score``: the evidence axis (documents before it have none)."""
+
+    share: float = 0.0
+    sufficient_at: float = 0.0
+    questions: int = 0
+    answered: int = 0
+
+
+class AskView(_View):
+    """One ``questions_to_send`` entry of ``assess.score``."""
+
+    id: str
+    text: str = ""
+    priority: Severity = Severity.LOW
+    reason: str = "unknown"
+
+
+class InPlaceView(_View):
+    """One ``controls_in_place`` entry of ``assess.score``."""
+
+    question: str
+    text: str = ""
+    value: Any = None
+    evidence: EvidenceLevel | None = None
+    ref: str = ""
+    only_for: list[str] = Field(default_factory=list)
+
+
 class ScoreView(_View):
     """The ``assess.score`` document."""
 
@@ -104,6 +133,10 @@ class ScoreView(_View):
     section_points: dict[str, int] = Field(default_factory=dict)
     decided_by: list[DecisionView] = Field(default_factory=list)
     evidence: list[EvidenceView] = Field(default_factory=list)
+    coverage: CoverageView | None = None
+    evidence_verdict: str | None = None
+    questions_to_send: list[AskView] = Field(default_factory=list)
+    controls_in_place: list[InPlaceView] = Field(default_factory=list)
 
 
 class AccountCount(_View):

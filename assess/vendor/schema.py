@@ -5,13 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from assess.vendor.answers import AnswersFile
-from assess.vendor.questionnaire import UNKNOWN, AnswerType, Question, Questionnaire
+from assess.vendor.questionnaire import (
+    NOT_APPLICABLE,
+    UNKNOWN,
+    AnswerType,
+    Question,
+    Questionnaire,
+)
 
 _UNKNOWN: dict[str, Any] = {"const": UNKNOWN}
 
 
 def value_schema(q: Question) -> dict[str, Any]:
-    """Return the JSON Schema of ``q``'s value ('unknown' always allowed)."""
+    """Return the JSON Schema of ``q``'s value ('unknown' and 'not_applicable' always allowed)."""
+    return {"anyOf": [_own_value_schema(q), {"enum": [NOT_APPLICABLE]}]}
+
+
+def _own_value_schema(q: Question) -> dict[str, Any]:
     number: dict[str, Any] = {"type": "integer"}
     if q.min is not None:
         number["minimum"] = q.min
@@ -53,6 +63,9 @@ def answers_schema(bank: Questionnaire) -> dict[str, Any]:
                 "evidence": evidence,
                 "note": {"type": "string"},
                 "ref": {"type": "string"},
+                "date": {"type": "string", "format": "date"},
+                "per": {"type": "object", "additionalProperties": value},
+                "conflicts": {"type": "array", "items": {"$ref": "#/$defs/Conflict"}},
             },
             "additionalProperties": False,
         }

@@ -105,8 +105,12 @@ def test_schema_describes_every_question(run_cli: Run) -> None:
     bank = shipped_questionnaire()
     assert list(answers["properties"]) == [q.id for q in bank.questions]
     assert answers["additionalProperties"] is False
-    engine = answers["properties"]["engine.name"]["anyOf"][1]
-    assert "sglang" in engine["enum"] and "unknown" in engine["enum"]
+    own, not_applicable = answers["properties"]["engine.name"]["anyOf"][1]["anyOf"]
+    assert "sglang" in own["enum"] and "unknown" in own["enum"]
+    assert not_applicable == {"enum": ["not_applicable"]}
+    long_form = answers["properties"]["data.zero_retention"]["anyOf"][0]["properties"]
+    assert {"date", "per", "conflicts"} <= set(long_form)
+    assert "Conflict" in schema["$defs"]
     assert schema["$defs"]["EvidenceLevel"]["enum"] == ["attested", "documented", "verified"]
     assert set(schema["required"]) == {"vendor", "date"}
 

@@ -43,3 +43,11 @@ def test_the_portfolio_tells_them_apart_by_risk_and_shows_coverage() -> None:
     names = [v.vendor for v in p.vendors]
     # the advisory's own platform ranks above every vendor with only low findings
     assert names.index("Cloudflare") < names.index("OpenAI")
+
+
+def test_the_portfolio_page_shows_coverage_beside_the_tier() -> None:
+    from assess.portfolio.html import render_html
+
+    page = render_html(build_portfolio(SAMPLES, generated_at="2026-12-07T00:00:00Z"))
+    assert "evidence coverage" in page
+    assert page.count("insufficient evidence;") == len(SAMPLES)

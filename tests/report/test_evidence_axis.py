@@ -1,0 +1,45 @@
+"""The review states the evidence axis: coverage, its verdict, the questions to send, the controls
+in place; with insufficient evidence it says so instead of rating the vendor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import REPO
+from tests.report.conftest import invoke
+
+SAMPLES = REPO / "samples" / "vendors"
+
+
+def review(answers: Path, out: Path) -> dict[str, Any]:
+    result = invoke("report", "-q", str(answers), "--format", "json,html", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    doc: dict[str, Any] = json.loads((out / "report.json").read_text())
+    return doc
+
+
+def test_insufficient_evidence_is_said_and_the_questions_are_listed(tmp_path: Path) -> None:
+    doc = review(SAMPLES / "evasive.yaml", tmp_path / "evasive")
+    summary = doc["summary"]
+    assert doc["evidence_verdict"] == "insufficient-evidence"
+    assert summary["tier_sentence"].startswith("From what is known (insufficient evidence")
+    assert summary["coverage_sentence"].startswith("INSUFFICIENT EVIDENCE: only 2")
+    asked = [q["id"] for q in doc["questions_to_send"]]
+    assert asked[:2] == ["engine.version", "deployment.mode"]
+    html = (tmp_path / "evasive" / "report.html").read_text()
+    assert "Questions to send the vendor" in html and "INSUFFICIENT EVIDENCE" in html
+
+
+def test_a_well_answered_vendor_is_rated_with_its_controls_beside_the_findings(
+    tmp_path: Path,
+) -> None:
+    doc = review(SAMPLES / "well-run.yaml", tmp_path / "well")
+    assert doc["evidence_verdict"] == "sufficient"
+    assert doc["summary"]["tier_sentence"].startswith("Careful Compute GmbH")
+    assert doc["summary"]["coverage_sentence"].startswith("Evidence coverage: 7")
+    in_place = {c["question"] for c in doc["controls_in_place"]}
+    assert "isolation.rejects_over_length_at_admission" in in_place
+    html = (tmp_path / "well" / "report.html").read_text()
+    assert "Questions to send the vendor" not in html and "In place (18)" in html
