@@ -160,3 +160,14 @@ def test_an_older_answers_file_stays_valid_and_coverage_says_what_is_new() -> No
     assert asked["cache.prompt_cache_scope"] == "unknown"
     assert asked["data.zero_retention"] == "unknown"
     assert result.evidence_verdict == "sufficient" and result.coverage.share < 1
+
+
+def test_a_finding_never_rests_on_a_question_that_does_not_apply() -> None:
+    """Found by the property test: the pool check named deployment.mode when it did not apply."""
+    result = scored(
+        "  deployment.mode: {value: not_applicable, note: 'one GPU pool, no roles'}\n"
+        "  deployment.advertised_context_tokens: 1048576\n"
+        "  deployment.kv_pool_tokens: {aggregated: 681280}\n"
+    )
+    (pool,) = [f for f in result.findings if f.id.startswith("pool-smaller")]
+    assert pool.rests_on == ["deployment.advertised_context_tokens", "deployment.kv_pool_tokens"]

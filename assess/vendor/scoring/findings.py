@@ -40,7 +40,12 @@ class Context:
         contradiction: bool = False,
         evidence: EvidenceLevel | None = None,
     ) -> ScoreFinding:
-        """Return a finding; its evidence level is the weakest of the answers it rests on."""
+        """Return a finding; its evidence level is the weakest of the answers it rests on.
+
+        A question that does not apply (``not_applicable``) is left out of ``rests_on``: it is
+        on neither axis.
+        """
+        rests_on = [q for q in rests_on if not self.answers.get(q).not_applicable]
         return ScoreFinding(
             id=finding_id,
             severity=severity,
