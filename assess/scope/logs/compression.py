@@ -11,6 +11,8 @@ from __future__ import annotations
 import io
 from typing import Any, BinaryIO
 
+from assess.kernel.errors import InputError
+
 #: The magic bytes of a gzip member.
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -18,6 +20,22 @@ GZIP_MAGIC = b"\x1f\x8b"
 _PIECE = 1 << 20
 #: The magic bytes of a zstd frame.
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+#: Most compressed bytes one zstd call is fed: one byte can inflate to a 128 KB block (RLE), so
+#: 1 KB bounds a call's output to 32 MB (a 5 KB bomb of 6.5 GB was inflated in one call).
+_ZSTD_FEED = 1 << 10
+
+#: Decompression bounds, on inflated bytes (not the compressed bytes read): past
+#: :data:`RATIO_FROM` inflated bytes, a stream may inflate to at most :data:`MAX_RATIO` times the
+#: compressed bytes read so far, and never past :data:`MAX_INFLATED` in all. Request logs inflate
+#: 5-30 times; 60,000 records of one repeated prompt with unique ids, zstd -19: 600 times; a gzip
+#: of blank lines 1,030 (deflate's ceiling is 1,032), a zstd of ``{}`` lines 10,000.
+MAX_RATIO = 1000
+RATIO_FROM = 32 << 20
+MAX_INFLATED = 1 << 40
+
+
+class InflateCap(InputError):
+    """A compressed input inflated past :data:`MAX_RATIO` or :data:`MAX_INFLATED` (a bomb)."""
 
 
 class _Inflating(io.BufferedIOBase):
@@ -34,6 +52,7 @@ class _Inflating(io.BufferedIOBase):
         self._offset = 0  # bytes of the file read so far
         self._out = b""  # the inflated piece being handed out, from ``_at``
         self._at = 0
+        self._inflated = 0  # bytes inflated so far
 
     def readable(self) -> bool:
         return True
@@ -48,7 +67,28 @@ class _Inflating(io.BufferedIOBase):
                 return False
             self._out, self._at = self._feed(chunk), 0
             self._offset += len(chunk)
+            self._inflated += len(self._out)
+            self._cap(self._offset, self._inflated)
         return True
+
+    def _cap(self, offset: int, inflated: int) -> None:
+        """Raise :class:`InflateCap` naming the file when ``inflated`` bytes from the first
+        ``offset`` compressed ones are past the bounds."""
+        ratio = inflated > RATIO_FROM and inflated > MAX_RATIO * offset
+        if not ratio and inflated <= MAX_INFLATED:
+            return
+        name = getattr(self._raw, "path", "the input")
+        why = (
+            f"more than {MAX_RATIO} times its compressed size"
+            if ratio
+            else f"past {MAX_INFLATED:,} bytes"
+        )
+        raise InflateCap(
+            f"{name}: refused: it inflates {why} ({inflated:,} bytes from the first "
+            f"{offset:,}), a decompression bomb or not a request log",
+            "Decompress it and check what it holds (request logs inflate 5-30 times); a real log "
+            "that inflates more can be scoped decompressed.",
+        )
 
     def read1(self, size: int = -1) -> bytes:
         if not self._fill():
@@ -103,15 +143,21 @@ class ZstdFrames(_Inflating):
 
     def _feed(self, chunk: bytes) -> bytes:
         parts: list[bytes] = []
+        size, total = 0, len(chunk)
         while chunk:
             if self._frame.eof:
                 self._frame, self._fed = self._dctx.decompressobj(), False
+            piece, chunk = chunk[:_ZSTD_FEED], chunk[_ZSTD_FEED:]
             try:
-                parts.append(self._frame.decompress(chunk))
+                parts.append(self._frame.decompress(piece))
             except self._zstd_error as exc:  # corrupt data: reported like a truncation
                 raise ValueError(f"zstd: {exc}") from exc
             self._fed = True
-            chunk = self._frame.unused_data if self._frame.eof else b""
+            size += len(parts[-1])
+            if self._frame.eof:
+                chunk = self._frame.unused_data + chunk
+            # checked per piece: a bomb stops at the bound, not after the whole chunk inflated
+            self._cap(self._offset + total - len(chunk), self._inflated + size)
         return b"".join(parts)
 
 
@@ -179,9 +225,12 @@ class GzipMembers(_Inflating):
         member = self._member
         piece = member.decompress(chunk, _PIECE)
         parts.append(piece)
+        size = sum(len(p) for p in parts)
         while piece and not member.eof and not member.needs_input:  # more than _PIECE bytes
             piece = member.decompress(b"", _PIECE)
             parts.append(piece)
+            size += len(piece)
+            self._cap(self._offset + len(chunk), self._inflated + size)  # a bomb stops here
 
 
 class Salvaging(io.BufferedIOBase):
