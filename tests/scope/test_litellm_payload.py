@@ -132,7 +132,7 @@ def _read(path: Path, fast: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]
     return doc, sorted([*acc.affected.rows(), *acc.unknown.rows()], key=lambda r: r["request_id"])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tail=st.lists(records, min_size=1, max_size=40))
 def test_accounts_sessions_and_routing_alike_on_both_paths(tail: list[dict[str, Any]]) -> None:
     template = _template()
