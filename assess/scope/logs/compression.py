@@ -161,6 +161,47 @@ class ZstdFrames(_Inflating):
         return b"".join(parts)
 
 
+class _Stdlib(_Inflating):
+    """Concatenated xz or bzip2 streams through a stdlib decompressor (``lzma``/``bz2``), whose
+    ``max_length`` bounds each call's output like ISA-L's."""
+
+    def __init__(self, raw: io.RawIOBase, kind: str) -> None:
+        super().__init__(raw)
+        import bz2
+        import lzma
+
+        self._kind = kind
+        self._new: Any = lzma.LZMADecompressor if kind == "xz" else bz2.BZ2Decompressor
+        self._errors: Any = (lzma.LZMAError, OSError) if kind == "xz" else OSError
+        self._stream = self._new()
+        self._fed = False
+
+    def _check(self, ended: bool) -> None:
+        if ended and self._fed and not self._stream.eof:
+            raise EOFError(f"{self._kind} stream ended before its end")
+
+    def _feed(self, chunk: bytes) -> bytes:
+        parts: list[bytes] = []
+        size, total = 0, len(chunk)
+        while chunk:
+            if self._stream.eof:
+                self._stream, self._fed = self._new(), False
+            try:
+                piece = self._stream.decompress(chunk, _PIECE)
+                while True:
+                    parts.append(piece)
+                    size += len(piece)
+                    self._cap(self._offset + total, self._inflated + size)
+                    if self._stream.eof or self._stream.needs_input or not piece:
+                        break
+                    piece = self._stream.decompress(b"", _PIECE)
+            except self._errors as exc:  # corrupt data: reported like a truncation
+                raise ValueError(f"{self._kind}: {exc}") from exc
+            self._fed = True
+            chunk = self._stream.unused_data if self._stream.eof else b""
+        return b"".join(parts)
+
+
 class StreamBreak(ValueError):
     """A compressed stream that stops being readable at byte ``offset`` of the file."""
 

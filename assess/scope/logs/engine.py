@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from assess.kernel.common import InputFile
 from assess.kernel.output import ProgressCallback
-from assess.scope.logs import envelopes, formats
+from assess.scope.logs import envelopes, formats, textcodec
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.readers.base import (
     ROWS_PER_BATCH,
@@ -152,9 +152,9 @@ class LogReader:
             return
         raw = HashingReader(path)
         try:
-            with open_stream(raw, kind) as stream:
+            with open_stream(raw, kind) as opened:
                 ctx = self._context(raw)
-                head = _peek(stream)
+                stream, head = _text(opened, path)
                 if isinstance(head, formats.Bad):  # broken before a first block could be read
                     yield from chunks(ctx, name, iter([(1, head)]))
                 elif (fmt := envelopes.refine(sniff_format(head, path), head)) != "empty":
@@ -174,8 +174,8 @@ class LogReader:
             return
         raw = HashingReader(path)
         try:
-            with open_stream(raw, kind) as stream:
-                head = _peek(stream)
+            with open_stream(raw, kind) as opened:
+                stream, head = _text(opened, path)
                 if isinstance(head, formats.Bad):
                     yield 1, head
                 elif (fmt := envelopes.refine(sniff_format(head, path), head)) != "empty":
@@ -183,6 +183,15 @@ class LogReader:
                     yield from guard(READERS[fmt].records(source, self._context()))
         finally:
             raw.release()
+
+
+def _text(stream: BinaryIO, path: Path) -> tuple[BinaryIO, bytes | formats.Bad]:
+    """Return the stream as UTF-8 text bytes (see :func:`textcodec.text_stream`) and its head."""
+    head = _peek(stream)
+    if isinstance(head, formats.Bad):
+        return stream, head
+    stream = textcodec.text_stream(stream, path, head)
+    return stream, _peek(stream)
 
 
 def _peek(stream: BinaryIO) -> bytes | formats.Bad:

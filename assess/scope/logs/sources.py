@@ -3,7 +3,8 @@
 Decompressing streams are in :mod:`~assess.scope.logs.compression`, blocks of lines in
 :mod:`~assess.scope.logs.lines` (their names are importable from here too).
 
-Compression is recognised by magic bytes (gzip ``1f 8b``, zstd ``28 b5 2f fd``), never by name.
+Compression is recognised by magic bytes (gzip ``1f 8b``, zstd ``28 b5 2f fd``, xz, bzip2), never
+by name; archives (zip, 7z, tar) are refused by name (:mod:`~assess.scope.logs.textcodec`).
 Gzip is inflated by ISA-L in a background thread (about 3x zlib's speed on this kind of data);
 the SHA-256 of each file is computed from the bytes as they are read, so a 1 GB log is read once.
 """
@@ -32,14 +33,16 @@ from assess.scope.logs.compression import GzipMembers as GzipMembers
 from assess.scope.logs.compression import Salvaging as Salvaging
 from assess.scope.logs.compression import StreamBreak as StreamBreak
 from assess.scope.logs.compression import ZstdFrames as ZstdFrames
+from assess.scope.logs.compression import _Stdlib as Stdlib
 from assess.scope.logs.lines import MAX_LINE_BYTES as MAX_LINE_BYTES
 from assess.scope.logs.lines import OVERLONG as OVERLONG
 from assess.scope.logs.lines import LineBlock as LineBlock
 from assess.scope.logs.lines import line_blocks as line_blocks
 from assess.scope.logs.lines import numpy_int64 as numpy_int64
+from assess.scope.logs.textcodec import refuse_archive
 
 T = TypeVar("T")
-Compression = Literal["gzip", "zstd", "none"]
+Compression = Literal["gzip", "zstd", "xz", "bz2", "none"]
 #: ``json-document`` (one pretty-printed object) and ``ndjson-envelope`` (lines of API pages) are
 #: told from ``ndjson`` by :func:`assess.scope.logs.envelopes.refine`, after ``sniff_format``.
 Format = Literal[
@@ -152,7 +155,7 @@ def sniff_compression(path: Path) -> Compression | Literal["parquet"]:
     """Return the compression of ``path`` from its magic bytes (or ``parquet``)."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(4)
+            head = handle.read(8)
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
     if head.startswith(_GZIP):
@@ -161,6 +164,11 @@ def sniff_compression(path: Path) -> Compression | Literal["parquet"]:
         return "zstd"
     if head.startswith(_PARQUET):
         return "parquet"
+    if head.startswith(b"\xfd7zXZ"):
+        return "xz"
+    if head.startswith(b"BZh") and head[3:4].isdigit():
+        return "bz2"
+    refuse_archive(path, head)
     return "none"
 
 
@@ -172,6 +180,8 @@ def open_stream(raw: HashingReader, compression: Compression) -> Iterator[Binary
         stream = Salvaging(GzipMembers(raw))  # type: ignore[arg-type,assignment]
     elif compression == "zstd":
         stream = Salvaging(ZstdFrames(raw))  # type: ignore[arg-type,assignment]
+    elif compression in ("xz", "bz2"):
+        stream = Salvaging(Stdlib(raw, compression))  # type: ignore[arg-type,assignment]
     else:
         stream = io.BufferedReader(raw, buffer_size=4 << 20)
     try:
