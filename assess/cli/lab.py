@@ -12,6 +12,7 @@ import typer
 
 from assess.kernel.errors import UsageError
 from assess.lab.engine import LabConfig
+from assess.lab.prefix_cache import PREFIX_CACHE_MODES, LatencyModel, PrefixCacheMode
 from assess.lab.server import LabHTTPServer, make_lab_server
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -28,6 +29,18 @@ def _allowed_keys(env: str | None) -> frozenset[str] | None:
             f"export {env}=key1,key2 (comma-separated), or drop the option to accept any key.",
         )
     return keys
+
+
+def _cache_mode(value: str | None) -> PrefixCacheMode | None:
+    if value is None:
+        return None
+    for mode in PREFIX_CACHE_MODES:
+        if value == mode:
+            return mode
+    raise UsageError(
+        f"--prefix-cache '{value}': not one of {', '.join(PREFIX_CACHE_MODES)}",
+        "Example: --prefix-cache shared",
+    )
 
 
 def _stop_on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -78,6 +91,37 @@ def _serve(server: LabHTTPServer) -> None:
         server.server_close()
 
 
+# The prefix-cache options, named here so serve_cmd's signature stays one line per option.
+_PREFIX_CACHE = typer.Option(
+    None,
+    "--prefix-cache",
+    help="Model a prompt prefix cache: shared (across keys), per-key (cache_salt from the "
+    "key) or off (never reused). Default: no cache and no modelled latency.",
+)
+_PER_TOKEN_MS = typer.Option(
+    0.05, "--prefill-ms-per-token", help="Modelled prefill time per uncached token, ms."
+)
+_BASE_MS = typer.Option(1.0, "--base-ms", help="Modelled fixed time per request, ms.")
+_NOISE_MS = typer.Option(1.0, "--noise-ms", help="Width of uniform latency noise, ms.")
+_SEED = typer.Option(0, "--seed", help="Seed of the latency noise.")
+_REPORT_CACHED = typer.Option(
+    False,
+    "--report-cached-tokens",
+    help="Answer with usage.prompt_tokens_details.cached_tokens (with --prefix-cache).",
+)
+
+
+def _describe_cache(config: LabConfig) -> None:
+    if config.prefix_cache is None:
+        return
+    lat = config.latency
+    typer.echo(
+        f"lab: prefix cache {config.prefix_cache}; prefill {lat.base_ms:g} ms + "
+        f"{lat.per_token_ms:g} ms per uncached token + up to {lat.noise_ms:g} ms noise; "
+        f"cached_tokens {'reported' if config.report_cached_tokens else 'not reported'}"
+    )
+
+
 def serve_cmd(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback)."),
     port: int = typer.Option(8000, "--port", help="Port; 0 picks a free one."),
@@ -101,6 +145,12 @@ def serve_cmd(
         help="Env var with comma-separated keys to accept (default: any non-empty key).",
     ),
     quiet: bool = typer.Option(False, "--quiet", help="Do not log requests to stderr."),
+    prefix_cache: str | None = _PREFIX_CACHE,
+    prefill_ms_per_token: float = _PER_TOKEN_MS,
+    base_ms: float = _BASE_MS,
+    noise_ms: float = _NOISE_MS,
+    seed: int = _SEED,
+    report_cached_tokens: bool = _REPORT_CACHED,
 ) -> None:
     """Serve /v1/models and /v1/chat/completions over a simulated shared paged KV cache.
 
@@ -108,19 +158,18 @@ def serve_cmd(
     and a reply built from stale pages left by earlier requests.
     --fixed: such prompts are retired at admission with HTTP 400, nothing allocated.
     The first line printed is LAB_BASE_URL=<url>; Ctrl-C stops the server.
+    --prefix-cache: a modelled prefill time and prompt-page reuse, for `probe --mode cache`.
 
     Example: assess lab serve --port 0 --pool-tokens 256 --context-tokens 512
     """
     try:
         config = LabConfig(
-            page_tokens=page_tokens,
-            pool_tokens=pool_tokens,
-            context_tokens=context_tokens,
-            fixed=fixed,
-            model=model,
-            reply_tokens=reply_tokens,
-            api_keys=_allowed_keys(allowed_keys_env),
-        )
+            page_tokens=page_tokens, pool_tokens=pool_tokens, context_tokens=context_tokens,
+            fixed=fixed, model=model, reply_tokens=reply_tokens,
+            api_keys=_allowed_keys(allowed_keys_env), prefix_cache=_cache_mode(prefix_cache),
+            latency=LatencyModel(base_ms, prefill_ms_per_token, noise_ms, seed),
+            report_cached_tokens=report_cached_tokens,
+        )  # fmt: skip
     except ValueError as exc:
         raise UsageError(f"lab serve: {exc}", "Fix the sizes and try again.") from None
     server = _bind(config, host, port, quiet)
@@ -129,6 +178,7 @@ def serve_cmd(
         f"lab: model {model}; prefill pool {server.engine.prefill.n_pages} pages x "
         f"{page_tokens} tokens, context {context_tokens} tokens; mode {_mode(config)}"
     )
+    _describe_cache(config)
     if host not in _LOOPBACK:
         typer.echo(f"warning: the lab leaks by design and is bound to {host}", err=True)
     _serve(server)

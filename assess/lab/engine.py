@@ -24,7 +24,9 @@ from __future__ import annotations
 import hashlib
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+from assess.lab.prefix_cache import LatencyModel, PrefixCache, PrefixCacheMode
 
 PLACEHOLDER = "<placeholder>"
 
@@ -42,6 +44,10 @@ class LabConfig:
         reply_tokens: most tokens a reply carries (a request's ``max_tokens`` can lower it).
         api_keys: when set, only these bearer keys are accepted; otherwise any non-empty key
             is a tenant.
+        prefix_cache: None (no cache, no modelled latency: the lab as it always was), or how
+            cached prompt pages are reused: ``shared``, ``per-key`` or ``off``.
+        latency: the modelled prefill time when ``prefix_cache`` is set.
+        report_cached_tokens: answer with ``usage.prompt_tokens_details.cached_tokens``.
     """
 
     page_tokens: int = 16
@@ -51,6 +57,9 @@ class LabConfig:
     model: str = "lab-glm-5.3"
     reply_tokens: int = 24
     api_keys: frozenset[str] | None = None
+    prefix_cache: PrefixCacheMode | None = None
+    latency: LatencyModel = field(default_factory=LatencyModel)
+    report_cached_tokens: bool = False
 
     def __post_init__(self) -> None:
         if self.page_tokens < 1 or self.pool_tokens < self.page_tokens:
@@ -179,6 +188,8 @@ class Completion:
         over_length: the prompt did not fit the prefill pool.
         stale_tokens: tokens read from pages written by earlier requests.
         stale_tenants: tenants (hashed labels) whose pages were read.
+        cached_tokens: prompt tokens served from the prefix cache (None without a cache).
+        delay_ms: the modelled prefill time the server waits before answering.
     """
 
     reply: str
@@ -187,6 +198,8 @@ class Completion:
     over_length: bool
     stale_tokens: int
     stale_tenants: tuple[str, ...]
+    cached_tokens: int | None = None
+    delay_ms: float = 0.0
 
 
 class LabEngine:
@@ -200,6 +213,11 @@ class LabEngine:
         self._lock = threading.Lock()
         self.requests = 0
         self.leaky_replies = 0
+        self.prefix_cache = (
+            None
+            if config.prefix_cache is None
+            else PrefixCache(config.prefix_cache, page, config.latency)
+        )
 
     def complete(self, tenant: str, prompt: str, max_tokens: int | None = None) -> Completion:
         """Run one request for ``tenant`` and return its completion.
@@ -227,7 +245,11 @@ class LabEngine:
         limit = min(cfg.reply_tokens, max_tokens or cfg.reply_tokens)
         with self._lock:
             self.requests += 1
-            return self._run(tenant, tokens, over_length, limit)
+            done = self._run(tenant, tokens, over_length, limit)
+        if self.prefix_cache is None:
+            return done
+        outcome = self.prefix_cache.admit(tenant, tokens)
+        return replace(done, cached_tokens=outcome.cached_tokens, delay_ms=outcome.delay_ms)
 
     def _run(self, tenant: str, tokens: list[str], over_length: bool, limit: int) -> Completion:
         n = len(tokens)

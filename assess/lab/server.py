@@ -112,7 +112,10 @@ class LabHandler(BaseHTTPRequestHandler):
         self.server.log(
             f"{tenant} prompt={done.prompt_tokens} over_length={done.over_length} "
             f"stale_tokens={done.stale_tokens} from={','.join(done.stale_tenants) or '-'}"
+            + ("" if done.cached_tokens is None else f" cached_tokens={done.cached_tokens}")
         )
+        if done.delay_ms:
+            self.server.sleep(done.delay_ms / 1000)  # the modelled prefill, before any byte
         self._send_completion(done, bool(body.get("stream")))
 
     def _read_body(self) -> bytes | None:
@@ -164,11 +167,13 @@ class LabHandler(BaseHTTPRequestHandler):
     def _send_completion(self, done: Completion, stream: bool) -> None:
         """Answer with ``done``: as server-sent events when ``stream``, else one JSON body."""
         cid = "chatcmpl-" + uuid.uuid4().hex[:12]
-        usage = {
+        usage: dict[str, Any] = {
             "prompt_tokens": done.prompt_tokens,
             "completion_tokens": done.completion_tokens,
             "total_tokens": done.prompt_tokens + done.completion_tokens,
         }
+        if done.cached_tokens is not None and self.server.engine.config.report_cached_tokens:
+            usage["prompt_tokens_details"] = {"cached_tokens": done.cached_tokens}
         if stream:
             self._stream(cid, done.reply, usage)
             return
@@ -190,7 +195,7 @@ class LabHandler(BaseHTTPRequestHandler):
             },
         )
 
-    def _stream(self, cid: str, reply: str, usage: dict[str, int]) -> None:
+    def _stream(self, cid: str, reply: str, usage: dict[str, Any]) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -231,6 +236,7 @@ class LabHTTPServer(ThreadingHTTPServer):
         super().__init__(address, LabHandler)
         self.engine = engine
         self.log = log
+        self.sleep: Callable[[float], None] = time.sleep  # a test may swap in a fake
 
     @property
     def base_url(self) -> str:
