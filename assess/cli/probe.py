@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from assess.cli import lab
+from assess.cli.probe_cache import check_mode, run_cache_cmd
 from assess.kernel.errors import OutputError, UsageError
 
 if TYPE_CHECKING:  # the probe core (and the openai SDK) is imported when the command runs
@@ -115,6 +116,16 @@ _ERRORS = typer.Option(5, "--max-errors", help="Stop (incomplete) after this man
 _TRANSPORT = typer.Option(
     "httpx", "--transport", help="Client: httpx (raw wire) or openai (the official SDK)."
 )
+_MODE = typer.Option("canary", "--mode", help="canary (markers) or cache (prefix-cache audit).")
+_SAME_ORG = typer.Option(
+    None, "--same-org-api-key-env", help="Cache mode: env var with a second key of A's org."
+)
+_SAMPLES = typer.Option(25, "--samples", help="Cache mode: hit and miss trials per level (each).")
+_PROMPT = typer.Option(1100, "--prompt-tokens", help="Cache mode: words (tokens) per prompt.")
+_FRACTION = typer.Option(0.95, "--shared-fraction", help="Cache mode: prefix shared by a hit.")
+_PRIMES = typer.Option(1, "--primes", help="Cache mode: victim requests priming each hit.")
+_SEED = typer.Option(0, "--seed", help="Cache mode: seed of trial order and prompts.")
+_ALPHA = typer.Option(1e-8, "--alpha", help="Cache mode: KS p-value that shows caching.")
 _JSON = typer.Option(None, "--json", help="Write the evidence JSON here ('-' for stdout).")
 _JUNIT = typer.Option(None, "--junit", help="Write JUnit XML here.")
 
@@ -136,28 +147,22 @@ def _confirm_cost(
 
 
 def probe_cmd(
-    base_url: str = _BASE_URL,
-    model: str = _MODEL,
-    api_key_env: str = _KEY_ENV,
-    second_api_key_env: str | None = _SECOND_KEY_ENV,
-    rounds: int = _ROUNDS,
-    probes_per_round: int = _PROBES,
-    concurrency: int = _CONCURRENCY,
-    timeout: float = _TIMEOUT,
-    fragment_chars: int = _FRAGMENT,
-    long_prompt_tokens: int | None = _LONG,
-    yes: bool = _YES,
-    input_price: float | None = _IN_PRICE,
-    output_price: float | None = _OUT_PRICE,
-    max_tokens: int = _MAX_TOKENS,
-    stream: str = _STREAM,
-    max_retries: int = _RETRIES,
-    max_errors: int = _ERRORS,
-    transport: str = _TRANSPORT,
-    json_out: str | None = _JSON,
-    junit_out: str | None = _JUNIT,
-) -> None:
+    base_url: str = _BASE_URL, model: str = _MODEL, api_key_env: str = _KEY_ENV,
+    second_api_key_env: str | None = _SECOND_KEY_ENV, rounds: int = _ROUNDS,
+    probes_per_round: int = _PROBES, concurrency: int = _CONCURRENCY, timeout: float = _TIMEOUT,
+    fragment_chars: int = _FRAGMENT, long_prompt_tokens: int | None = _LONG, yes: bool = _YES,
+    input_price: float | None = _IN_PRICE, output_price: float | None = _OUT_PRICE,
+    max_tokens: int = _MAX_TOKENS, stream: str = _STREAM, max_retries: int = _RETRIES,
+    max_errors: int = _ERRORS, transport: str = _TRANSPORT, json_out: str | None = _JSON,
+    junit_out: str | None = _JUNIT, mode: str = _MODE,
+    same_org_api_key_env: str | None = _SAME_ORG, samples: int = _SAMPLES,
+    prompt_tokens: int = _PROMPT, shared_fraction: float = _FRACTION, primes: int = _PRIMES,
+    seed: int = _SEED, alpha: float = _ALPHA,
+) -> None:  # fmt: skip
     """Plant canary markers as account A, probe as account B, scan every response.
+
+    --mode cache: the prefix-cache audit (see docs/probe.md); 1 = shared across tenants,
+    0 = not shared with a visible same-account control, 2 = cannot say. Needs --yes.
 
     Exit 0: no marker seen; the result is a 95% upper bound on the leak rate, not proof.
     Exit 1: a marker, or a fragment of one, crossed a request boundary.
@@ -171,6 +176,15 @@ def probe_cmd(
     from assess.probe.api import probe_setup
     from assess.probe.run import ProbeConfig
 
+    check_mode(mode)
+    if mode == "cache":
+        from assess.probe.cache import CacheConfig
+
+        cache = CacheConfig(base_url, model, samples, prompt_tokens, shared_fraction, primes,
+                            seed, alpha, stream != "off", timeout, max_retries, max_errors,
+                            transport)  # fmt: skip
+        keys = (api_key_env, second_api_key_env, same_org_api_key_env)
+        run_cache_cmd(cache, keys, yes, (input_price, output_price), (json_out, junit_out))
     options = ProbeConfig(
         base_url=base_url, model=model, rounds=rounds, probes_per_round=probes_per_round,
         concurrency=concurrency, timeout_s=timeout, fragment_chars=fragment_chars,

@@ -82,9 +82,29 @@ def _run(base: str, tmp: Path, *extra: str) -> tuple[int, list[str]]:
     return proc.returncode, texts
 
 
-@pytest.mark.parametrize("case", ["leaky", "leaky-sdk", "unauthorised", "echoing"])
+CACHE = ("--mode", "cache", "--samples", "16", "--prompt-tokens", "64", "--yes")
+CACHE_LAB = LabConfig(pool_tokens=256, prefix_cache="shared", report_cached_tokens=True)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["leaky", "leaky-sdk", "unauthorised", "echoing", "cache", "cache-unauthorised",
+     "cache-echoing"],
+)  # fmt: skip
 def test_keys_appear_in_no_output(case: str, tmp_path: Path) -> None:
-    if case == "echoing":
+    if case == "cache":
+        with run_lab_server(CACHE_LAB) as base:
+            code, texts = _run(base, tmp_path, *CACHE)
+        assert code == 1 and len(texts) == 4 and "assess.cache-probe" in texts[2]
+    elif case == "cache-unauthorised":
+        with run_lab_server(LabConfig(api_keys=frozenset({"x"}), prefix_cache="shared")) as base:
+            code, texts = _run(base, tmp_path, *CACHE)
+        assert code == 2
+    elif case == "cache-echoing":
+        with _echoing_server() as base:
+            code, texts = _run(base, tmp_path, *CACHE)
+        assert code == 2
+    elif case == "echoing":
         with _echoing_server() as base:
             code, texts = _run(base, tmp_path)
         assert code == 2 and "[redacted]" in texts[1]

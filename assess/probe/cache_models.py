@@ -1,0 +1,98 @@
+"""The evidence document of `assess probe --mode cache` (kind ``assess.cache-probe``).
+
+It never holds an API key: accounts are labels and the environment variables their keys came
+from. Each level holds every attacker latency, so the two distributions can be redrawn.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from assess.kernel.model import Model
+
+CACHE_PROBE_KIND = "assess.cache-probe"
+CACHE_PROBE_SCHEMA_VERSION = 1
+
+LevelName = Literal["same-account", "same-organisation", "other-organisation"]
+CacheVerdict = Literal[
+    "shared-across-organisations", "shared-within-organisation", "not-shared", "inconclusive"
+]
+
+
+class CacheAccount(Model):
+    """One key of the run: its label and where it came from (never the key)."""
+
+    label: Literal["A", "A2", "B"]
+    key_env: str
+    role: str
+
+
+class CacheSettings(Model):
+    """The options of the run, as given."""
+
+    samples: int = Field(description="Hit trials and miss trials per level (each)")
+    prompt_tokens: int
+    shared_fraction: float
+    primes: int
+    seed: int
+    alpha: float = Field(description="KS p-value below which a level shows caching")
+    stream: bool
+    timeout_s: float
+    max_retries: int
+    max_errors: int
+    transport: str
+
+
+class LevelResult(Model):
+    """One level (who primes, who measures): both arms, the statistic, the verdict."""
+
+    level: LevelName
+    victim: str
+    attacker: str
+    hit_ms: list[float] = Field(description="Attacker latency of each completed hit trial")
+    miss_ms: list[float]
+    signal: Literal["whole-latency"] = "whole-latency"
+    ks_statistic: float | None = Field(description="One-sided D+ (hits faster); null if no data")
+    p_value: float | None
+    p_method: str | None
+    median_hit_ms: float | None
+    median_miss_ms: float | None
+    effect_ms: float | None = Field(description="median miss - median hit")
+    hits_faster_than_fastest_miss: float | None = Field(description="share of hits, 0..1")
+    cached_tokens_hits: list[int | None]
+    cached_tokens_misses: list[int | None]
+    cached_tokens_seen: bool = Field(description="some hit reported cached_tokens > 0")
+    caching_visible: bool
+    power_note: str
+
+
+class CacheErrorRecord(Model):
+    """A request that failed (the message is already redacted)."""
+
+    level: LevelName
+    arm: str
+    kind: str
+    message: str
+
+
+class CacheProbeResult(Model):
+    """The whole cache-isolation audit."""
+
+    schema_version: int = CACHE_PROBE_SCHEMA_VERSION
+    kind: str = CACHE_PROBE_KIND
+    run_id: str
+    endpoint: str
+    model: str
+    started_at: datetime
+    finished_at: datetime
+    complete: bool
+    accounts: list[CacheAccount]
+    settings: CacheSettings
+    requests: int
+    levels: list[LevelResult]
+    errors: list[CacheErrorRecord]
+    verdict: CacheVerdict
+    summary: str
