@@ -340,6 +340,21 @@ class Questionnaire(Model):
                 found += [(where, msg) for msg in self._condition_problems(cond)]
                 if cond.question == q.id:
                     found.append((where, f"'{q.id}' cannot depend on its own answer"))
+            for i, safe in enumerate(q.safe_values):
+                if q.type is AnswerType.ENUM and safe not in q.values:
+                    found.append(
+                        (
+                            ("questions", index, "safe_values", i),
+                            f"'{safe}' is not an allowed value of '{q.id}'",
+                        )
+                    )
+                if (q.type is AnswerType.BOOL) is not isinstance(safe, bool):
+                    found.append(
+                        (
+                            ("questions", index, "safe_values", i),
+                            f"'{safe}' does not match '{q.id}' ({q.type.value})",
+                        )
+                    )
         return found
 
     def _condition_problems(self, cond: Condition) -> list[str]:

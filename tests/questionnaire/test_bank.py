@@ -97,3 +97,22 @@ def test_unknown_questionnaire_id_names_the_shipped_ones() -> None:
     with pytest.raises(InputError) as info:
         load_questionnaire("no-such-bank")
     assert "llm-inference-isolation" in info.value.advice
+
+
+def test_new_conditions_and_safe_values_are_checked_with_their_lines() -> None:
+    text = (
+        "id: q\nversion: 1\ntitle: t\nscoring:\n  points: {critical: 4, high: 3, medium: 2, "
+        "low: 1, info: 0}\n  tiers: {medium: 1, high: 2, critical: 3}\nquestions:\n"
+        "  - id: a.mode\n    text: x\n    type: enum\n    values: [one, two]\n"
+        "    safe_values: [three]\n"
+        "  - id: a.control\n    text: y\n    type: bool\n    control: true\n"
+        "    not_applicable_when: {all: [{question: a.nothing, is: one}]}\n"
+        "    compensated_by: [{question: a.control, is: true}]\n"
+    )
+    with pytest.raises(CatalogueError) as info:
+        questionnaire_from_located(parse_yaml(text, "q.yaml"))
+    assert info.value.message.splitlines() == [
+        "q.yaml:12: 'three' is not an allowed value of 'a.mode'",
+        "q.yaml:17: condition names no question: 'a.nothing'",
+        "q.yaml:18: 'a.control' cannot depend on its own answer",
+    ]
