@@ -116,6 +116,9 @@ def run_report(
             report, out, formats, command_line(req, formats), done.affected_rows, signing, force
         )
     counts = ", ".join(f"{n} {s}" for s, n in report.scoring.severity_counts.items() if n)
+    uncounted = [f for f in report.findings if not f.counted]
+    if uncounted:  # listed in the review, resting on evidence the scoring left out
+        counts += f"; {len(uncounted)} not counted: {uncounted[0].not_counted}"
     typer.echo(
         f"Vendor review of {report.vendor.name}: {report.tier.upper()} risk, score "
         f"{report.score}/100, {len(report.findings)} findings" + (f" ({counts})" if counts else "")

@@ -12,8 +12,16 @@ from dataclasses import dataclass, field
 
 from assess import __version__
 from assess.kernel.common import Severity
+from assess.report.evidence_use import (
+    decision_asked,
+    deploy_not_scored,
+    mark_findings,
+    mark_runs,
+    recommendation,
+    top_actions,
+)
 from assess.report.findings import merge_findings
-from assess.report.governance import LoadedReview, governance
+from assess.report.governance import Governance, LoadedReview, governance
 from assess.report.models import (
     Deployment,
     DeployView,
@@ -89,18 +97,24 @@ def build_report(
         InputError: when the review file plans an item the review does not have.
     """
     score = sources.score
-    findings = merge_findings(
-        score.findings, sources.deploy.findings if sources.deploy is not None else ()
+    findings = mark_findings(
+        merge_findings(
+            score.findings, sources.deploy.findings if sources.deploy is not None else ()
+        ),
+        score.evidence,
     )
     exposure = exposure_section(
         sources.scope, sources.scope_preset, include_prompts, affected_requests_file
     )
-    runs = [probe_run(p, include_prompts) for p in sources.probes]
+    runs = mark_runs([probe_run(p, include_prompts) for p in sources.probes], score.evidence)
     probes = Probes(assessed=bool(sources.probes), runs=runs)
     deployment = deployment_section(sources.deploy)
+    if deployment.assessed:
+        deployment = deployment.model_copy(update={"not_scored": deploy_not_scored(score.evidence)})
     vendor = vendor_profile(score)
     not_assessed = _not_assessed(sources)
-    summary = _summary(vendor, score, findings, exposure, probes, deployment)
+    gov = governance(sources.review.review if sources.review else None, sources.review_name)
+    summary = _summary(vendor, score, findings, exposure, probes, deployment, gov)
     return Report(
         tool=Tool(version=__version__),
         generated_at=generated_at,
@@ -117,9 +131,7 @@ def build_report(
         answers=answer_rows(score, sources.questions),
         prompts_included=include_prompts,
         inputs=sorted(sources.inputs, key=lambda i: (i.role, i.path, i.sha256)),
-        governance=governance(
-            sources.review.review if sources.review else None, sources.review_name
-        ),
+        governance=gov,
         remediation=build_plan(
             findings,
             exposure,
@@ -141,15 +153,18 @@ def _unanswered(
 ) -> list[UnansweredQuestion]:
     """The questions of the questionnaire the vendor did not answer at all, in its order."""
     return [
-        UnansweredQuestion(id=qid, question=text, critical=critical)
-        for qid, (text, critical) in questions.items()
+        UnansweredQuestion(id=qid, question=text, critical=critical, order=n)
+        for n, (qid, (text, critical)) in enumerate(questions.items(), start=1)
         if qid not in score.answers
     ]
 
 
 def _scoring(score: ScoreView, findings: Sequence[ReportFinding]) -> Scoring:
     """How the score was computed: the formula, the counts, the points, what decided the tier."""
-    counts = {s.value: sum(1 for f in findings if f.severity is s) for s in reversed(Severity)}
+    counts = {
+        s.value: sum(1 for f in findings if f.severity is s and f.counted)
+        for s in reversed(Severity)
+    }
     return Scoring(
         questionnaire=score.questionnaire.id,
         questionnaire_version=str(score.questionnaire.version),
@@ -224,33 +239,35 @@ def _summary(
     exposure: Exposure,
     probes: Probes,
     deployment: Deployment,
+    gov: Governance,
 ) -> Summary:
     evidence = [probe_sentence(run) for run in probes.runs]
     if deployment.assessed:
-        evidence.append(
-            deployment_sentence([n.verdict for n in deployment.nodes], deployment.verdict)
-        )
-    contradicted = [f for f in findings if f.contradiction]
+        said = deployment_sentence([n.verdict for n in deployment.nodes], deployment.verdict)
+        if deployment.not_scored:  # shown for what it is, not as the vendor's result
+            said = (f"The deployment check is a {deployment.not_scored}; not scored, its "
+                    f"findings not counted. {said}")  # fmt: skip
+        evidence.append(said)
+    contradicted = [f for f in findings if f.contradiction and f.counted]
     if contradicted:
         evidence.append(
             f"{len(contradicted)} of the vendor's claims are contradicted by technical evidence."
         )
-    actions: list[str] = []
-    for finding in findings:
-        if finding.remediation and finding.remediation not in actions:
-            actions.append(finding.remediation)
-        if len(actions) == 3:
-            break
+    counted = [f for f in findings if f.counted]
     return Summary(
         tier_sentence=tier_sentence(
             vendor,
             score.tier,
             score.score,
-            findings,
+            counted,
             insufficient=score.evidence_verdict == "insufficient-evidence",
         ),
         coverage_sentence=coverage_sentence(score),
         exposure_sentence=exposure_sentence(exposure),
         evidence_sentences=evidence,
-        top_actions=actions,
+        top_actions=top_actions(findings, vendor),
+        recommendation=recommendation(
+            str(score.tier), score.evidence_verdict == "insufficient-evidence"
+        ),
+        decision_asked=decision_asked(vendor, gov),
     )

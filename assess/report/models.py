@@ -103,6 +103,12 @@ class ReportFinding(Model):
     ref: str = Field(
         default="", description="F-01 ...: the score's ref; the deployment check's own after them"
     )
+    counted: bool = Field(
+        default=True,
+        description="False: it rests on evidence the scoring left out (not about this vendor, "
+        "stale); listed, not counted in the severity counts, the tier sentence or the actions",
+    )
+    not_counted: str = Field(default="", description="Why it is not counted, in a few words")
 
 
 class Scoring(Model):
@@ -137,6 +143,8 @@ class Summary(Model):
     )
     evidence_sentences: list[str] = Field(default_factory=list)
     top_actions: list[str] = Field(default_factory=list)
+    recommendation: str = Field(default="", description="What the review recommends")
+    decision_asked: str = Field(default="", description="The decision asked of the committee")
 
 
 class AccountRow(Model):
@@ -207,6 +215,12 @@ class ProbeRun(Model):
     method: str = ""
     errors: int = 0
     hit_details: list[dict[str, Any]] = Field(default_factory=list)
+    scored: bool = Field(
+        default=True, description="False: the scoring left this run out (not this vendor, stale)"
+    )
+    not_scored: str = Field(
+        default="", description="Why, in a few words: 'lab simulation, not this vendor'"
+    )
 
 
 class Probes(Model):
@@ -236,6 +250,9 @@ class Deployment(Model):
     assessed: bool
     verdict: Literal["pass", "flag", "inconclusive"] | None = None
     nodes: list[DeploymentNode] = Field(default_factory=list)
+    not_scored: str = Field(
+        default="", description="Set when the scoring left the deployment evidence out: why"
+    )
 
 
 class AnswerRow(Model):
@@ -247,6 +264,8 @@ class AnswerRow(Model):
     note: str = ""
     ref: str = ""
     question: str = Field(default="", description="The question's text ('' when not known)")
+    critical: bool = Field(default=False, description="A critical question of the questionnaire")
+    order: int = Field(default=0, description="Position in the questionnaire (1..; 0 not in it)")
 
 
 class UnansweredQuestion(Model):
@@ -255,6 +274,7 @@ class UnansweredQuestion(Model):
     id: str
     question: str
     critical: bool = False
+    order: int = Field(default=0, description="Position in the questionnaire (1..)")
 
 
 class NotAssessed(Model):

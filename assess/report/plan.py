@@ -205,7 +205,8 @@ def build_plan(
     previous: PreviousView | None,
     review_date: str,
 ) -> list[RemediationItem]:
-    """Return the remediation plan: findings, then exposure actions, then (with a previous
+    """Return the remediation plan: findings (not the informational ones), then exposure
+    actions, then (with a previous
     review) the items it had that this review no longer raises: findings marked closed, exposure
     actions not yet done carried on (logs not given again do not purge anything).
 
@@ -215,6 +216,7 @@ def build_plan(
     items = [
         _Item(ref=f.ref, id=f.id, kind="finding", title=f.title, severity=f.severity.value)
         for f in findings
+        if f.severity.value != "info"  # informational: nothing to remediate, never "open"
     ] + exposure_actions(exposure)
     before = previous.items() if previous is not None else None
     gone = [p for pid, p in (before or {}).items() if pid not in {i.id for i in items}]

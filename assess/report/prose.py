@@ -41,7 +41,9 @@ def cite_questions(text: str, questions: Mapping[str, str]) -> str:
 def prose(text: str, questions: Mapping[str, str] | None = None) -> str:
     """Return a finding's text for reading: the ids of merged findings (kept in report.json and
     the appendix) reduced to their severity, the doubled full stop a merge leaves dropped, and
-    the question ids it cites shown as the questions."""
+    the question ids it cites shown as the questions, and no Markdown backticks around
+    commands (`assess scope` reads as assess scope)."""
     text = _MERGED_ID.sub(r"(\2)", text)
+    text = re.sub(r"`([^`\n]+)`", r"\1", text)
     text = re.sub(r"(?<!\.)\.\.(?!\.)", ".", text)
     return cite_questions(text, questions) if questions else text

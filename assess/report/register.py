@@ -115,7 +115,10 @@ def register_rows(report: Report) -> list[dict[str, Any]]:
                 "evidence": f.evidence_level.value if f.evidence_level else "none",
                 "remediation": f.remediation,
                 "owner": item.owner,
-                "plan_status": item.status,
+                # informational: not in the plan, nothing to remediate (never "open")
+                "plan_status": "for the record"
+                if f.severity.value == "info" and f.id not in plan
+                else item.status,
                 "overdue": "yes" if item.overdue else "no",
                 "points": f.points,
                 "finding_id": f.id,

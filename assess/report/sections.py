@@ -114,11 +114,14 @@ def vendor_profile(score: ScoreView) -> VendorProfile:
 def answer_rows(
     score: ScoreView, questions: Mapping[str, tuple[str, bool]] | None = None
 ) -> list[AnswerRow]:
-    """Return the vendor's answers by question id, values as text, with the question's text
-    when the questionnaire is known."""
+    """Return the vendor's answers in the questionnaire's order (ids it does not know after,
+    by id), values as text, with the question's text when the questionnaire is known."""
     questions = questions or {}
+    order = {qid: n for n, qid in enumerate(questions, start=1)}
     rows = []
-    for qid, answer in sorted(score.answers.items()):
+    for qid, answer in sorted(
+        score.answers.items(), key=lambda kv: (order.get(kv[0], 1 << 30), kv[0])
+    ):
         value = answer.value
         if isinstance(value, dict):
             text = ", ".join(f"{k}: {_fmt_value(v)}" for k, v in value.items())
@@ -134,6 +137,8 @@ def answer_rows(
                 note=answer.note or "",
                 ref=answer.ref or "",
                 question=questions[qid][0] if qid in questions else "",
+                critical=questions[qid][1] if qid in questions else False,
+                order=order.get(qid, 0),
             )
         )
     return rows

@@ -61,13 +61,17 @@ class SheetRow:
 
 
 def answer_sheet(report: Report) -> list[SheetRow]:
-    """Return every question of the questionnaire, answered or not, by id (so by section)."""
+    """Return every question of the questionnaire, answered or not, in its order (questions it
+    does not know after, by id)."""
     rows = [
-        SheetRow(a.id, a.question, a.value, a.evidence or "-", a.note, a.ref, True)
+        (
+            a.order,
+            SheetRow(a.id, a.question, a.value, a.evidence or "-", a.note, a.ref, True, a.critical),
+        )  # fmt: skip
         for a in report.answers
     ]
     rows += [
-        SheetRow(q.id, q.question, "not answered", "-", "", "", False, q.critical)
+        (q.order, SheetRow(q.id, q.question, "not answered", "-", "", "", False, q.critical))
         for q in report.unanswered
     ]
-    return sorted(rows, key=lambda r: r.id)
+    return [row for _, row in sorted(rows, key=lambda r: (r[0] or 1 << 30, r[1].id))]

@@ -141,6 +141,11 @@ def probe_sentence(run: ProbeRun) -> str:
     base = (
         f"The canary probe of {run.model or 'the endpoint'} ({mode}{plural(run.probes, 'probe')})"
     )
+    if not run.scored:
+        return (
+            f"{base} is a {run.not_scored or 'run the scoring left out'}: what it found says "
+            "nothing about this vendor's service and is not scored (see the method section)."
+        )
     if run.leak_found or run.hits:
         return f"{base} found a leak: {plural(run.hits, 'hit')} of planted markers."
     bound = (

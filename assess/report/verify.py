@@ -119,7 +119,8 @@ def arithmetic_checks(report: Report) -> list[Check]:
         )
     counts = dict.fromkeys(report.scoring.severity_counts, 0)
     for f in report.findings:
-        counts[f.severity.value] = counts.get(f.severity.value, 0) + 1
+        if f.counted:  # a finding resting on evidence the scoring left out is listed only
+            counts[f.severity.value] = counts.get(f.severity.value, 0) + 1
     stated = report.scoring.severity_counts
     out.append(
         Check(
