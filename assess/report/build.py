@@ -97,20 +97,10 @@ def build_report(
         InputError: when the review file plans an item the review does not have.
     """
     score = sources.score
-    findings = mark_findings(
-        merge_findings(
-            score.findings, sources.deploy.findings if sources.deploy is not None else ()
-        ),
-        score.evidence,
-    )
+    findings, probes, deployment = _evidence(sources, include_prompts)
     exposure = exposure_section(
         sources.scope, sources.scope_preset, include_prompts, affected_requests_file
     )
-    runs = mark_runs([probe_run(p, include_prompts) for p in sources.probes], score.evidence)
-    probes = Probes(assessed=bool(sources.probes), runs=runs)
-    deployment = deployment_section(sources.deploy)
-    if deployment.assessed:
-        deployment = deployment.model_copy(update={"not_scored": deploy_not_scored(score.evidence)})
     vendor = vendor_profile(score)
     not_assessed = _not_assessed(sources)
     gov = governance(sources.review.review if sources.review else None, sources.review_name)
@@ -146,6 +136,21 @@ def build_report(
         questions_to_send=score.questions_to_send,
         controls_in_place=score.controls_in_place,
     )
+
+
+def _evidence(
+    sources: ReportSources, include_prompts: bool
+) -> tuple[list[ReportFinding], Probes, Deployment]:
+    """The findings, probe runs and deployment check, each marked where the scoring left its
+    evidence out (:mod:`assess.report.evidence_use`)."""
+    evidence = sources.score.evidence
+    deploy_findings = sources.deploy.findings if sources.deploy is not None else ()
+    findings = mark_findings(merge_findings(sources.score.findings, deploy_findings), evidence)
+    runs = mark_runs([probe_run(p, include_prompts) for p in sources.probes], evidence)
+    deployment = deployment_section(sources.deploy)
+    if deployment.assessed:
+        deployment = deployment.model_copy(update={"not_scored": deploy_not_scored(evidence)})
+    return findings, Probes(assessed=bool(sources.probes), runs=runs), deployment
 
 
 def _unanswered(
