@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 from assess.kernel.errors import OutputError
+from assess.report.breaks import PDF_BREAK_CSS, break_long_runs
 from assess.report.html import render_html, template_dir
 from assess.report.models import Report
 
@@ -96,7 +97,7 @@ def render_pdf(
         OutputError: if WeasyPrint cannot render (e.g. the Pango libraries are missing).
     """
     try:
-        from weasyprint import HTML, Attachment
+        from weasyprint import CSS, HTML, Attachment
     except OSError as exc:  # WeasyPrint raises OSError when Pango cannot be loaded
         raise OutputError(
             f"report.pdf: WeasyPrint cannot start ({exc})",
@@ -116,9 +117,11 @@ def render_pdf(
         modified=when,
         relationship="Data",
     )
-    document = HTML(string=render_html(report, pdf=True), base_url=base_url, url_fetcher=fetcher)
+    html = break_long_runs(render_html(report, pdf=True))
+    document = HTML(string=html, base_url=base_url, url_fetcher=fetcher)
     with _font_timestamps(int(when.timestamp())):
         pdf: bytes = document.write_pdf(
+            stylesheets=[CSS(string=PDF_BREAK_CSS)],
             pdf_variant=pdf_variant,
             pdf_tags=True,
             attachments=[attachment],
