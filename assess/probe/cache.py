@@ -195,7 +195,8 @@ def _power_note(d: float | None, p: float | None, n: int, m: int, alpha: float) 
                 "no effect to size")  # fmt: skip
     state = "reached" if p < alpha else "not reached"
     return (f"an effect of D+ = {d:.2f} needs about {need} samples per arm to reach "
-            f"p < {alpha:g}; this level had {n} hits and {m} misses ({state})")  # fmt: skip
+            f"p < {alpha:g} (asymptotic estimate, the exact test may need fewer); this level "
+            f"had {n} hits and {m} misses ({state})")  # fmt: skip
 
 
 def summarise_level(level: Level, arms: Arms, alpha: float) -> LevelResult:
