@@ -134,6 +134,13 @@ def run_report(
     typer.echo("Wrote:")
     for path in written.paths:
         typer.echo(f"  {path}")
+    if "pdf" in formats:
+        from assess.report.glyphs import glyph_warning
+        from assess.report.html import render_html
+
+        warning = glyph_warning(render_html(report, pdf=True))
+        if warning:
+            typer.echo(f"warning: {warning}", err=True)
     if signing is not None:
         from assess.report.signing import keyid_of
 
