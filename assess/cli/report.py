@@ -14,6 +14,7 @@ from assess.kernel.resources import data_dir
 if TYPE_CHECKING:  # the report core (pandas, weasyprint) is imported when a command runs
     from assess.report.files import Signing
     from assess.report.inputs import ReportRequest
+    from assess.report.models import Report
 
 #: the formats written without --format (assess.report.files.DEFAULT_FORMATS; a test holds them
 #: equal)
@@ -87,6 +88,16 @@ def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
     return args
 
 
+def _warn_glyphs(report: Report) -> None:
+    """Name on stderr the characters report.pdf shows as boxes (no installed font covers them)."""
+    from assess.report.glyphs import glyph_warning
+    from assess.report.html import render_html
+
+    warning = glyph_warning(render_html(report, pdf=True))
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
+
+
 def run_report(
     req: ReportRequest,
     out: Path,
@@ -135,12 +146,7 @@ def run_report(
     for path in written.paths:
         typer.echo(f"  {path}")
     if "pdf" in formats:
-        from assess.report.glyphs import glyph_warning
-        from assess.report.html import render_html
-
-        warning = glyph_warning(render_html(report, pdf=True))
-        if warning:
-            typer.echo(f"warning: {warning}", err=True)
+        _warn_glyphs(report)
     if signing is not None:
         from assess.report.signing import keyid_of
 
