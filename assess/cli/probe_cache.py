@@ -10,7 +10,7 @@ from assess.kernel.errors import UsageError
 
 if TYPE_CHECKING:
     from assess.probe.cache import CacheConfig
-    from assess.probe.cache_models import CacheProbeResult
+    from assess.probe.cache_models import CacheProbeResult, LevelResult
 
 MODES = ("canary", "cache")
 
@@ -19,6 +19,12 @@ def check_mode(mode: str) -> None:
     """Raise UsageError unless ``mode`` is one of :data:`MODES`."""
     if mode not in MODES:
         raise UsageError(f"--mode '{mode}': not one of {', '.join(MODES)}", "Example: --mode cache")
+
+
+def _ttft(lv: LevelResult) -> str:
+    if lv.ttft_p_value is None:
+        return ""
+    return f"; first token: D+ {lv.ttft_ks_statistic:.2f}, p {lv.ttft_p_value:.2g}"
 
 
 def print_cache(result: CacheProbeResult) -> None:
@@ -35,7 +41,7 @@ def print_cache(result: CacheProbeResult) -> None:
         typer.echo(
             f"  {lv.level:<19} {lv.victim}->{lv.attacker}: median hit {lv.median_hit_ms:.1f} ms, "
             f"miss {lv.median_miss_ms:.1f} ms; D+ {lv.ks_statistic:.2f}, p {lv.p_value:.2g} "
-            f"({lv.p_method}); hits faster than every miss "
+            f"({lv.p_method}){_ttft(lv)}; hits faster than every miss "
             f"{lv.hits_faster_than_fastest_miss:.0%}; cached_tokens {cached}; "
             f"caching {'VISIBLE' if lv.caching_visible else 'not visible'}"
         )

@@ -9,9 +9,11 @@ order and sent one at a time (concurrent requests would disturb the timings):
 * *miss*: the attacker sends a fresh random prompt of the same length.
 
 Prompts are random words from a list of common English words that are one token each in the
-usual BPE vocabularies; ``max_tokens`` is 1. The attacker's whole latency is the signal, and
-``usage.prompt_tokens_details.cached_tokens`` where the endpoint reports it. A level shows caching
-when the one-sided KS test finds hits faster at ``p < alpha`` or a hit reports cached tokens.
+usual BPE vocabularies; ``max_tokens`` is 1. The signals are the attacker's whole latency, its
+time to the first token when every answer streamed, and ``usage.prompt_tokens_details.
+cached_tokens`` where reported. A level shows caching when a one-sided KS test finds hits faster
+at ``p < alpha`` on either timing signal (two tests: the family-wise rate is at most
+``2 alpha``), or a hit reports cached tokens.
 """
 
 from __future__ import annotations
@@ -126,6 +128,8 @@ class Arms:
 
     hit_ms: list[float] = field(default_factory=list)
     miss_ms: list[float] = field(default_factory=list)
+    hit_ttft: list[float | None] = field(default_factory=list)
+    miss_ttft: list[float | None] = field(default_factory=list)
     hit_cached: list[int | None] = field(default_factory=list)
     miss_cached: list[int | None] = field(default_factory=list)
 
@@ -179,10 +183,12 @@ class CacheRun:
                 self._send(level.victim, victim)
             resp = self._send(level.attacker, attacker)
             arms.hit_ms.append(resp.latency_ms)
+            arms.hit_ttft.append(resp.ttft_ms)
             arms.hit_cached.append(cached_tokens(resp))
             return
         resp = self._send(level.attacker, " ".join(random_prompt(rng, self.config.prompt_tokens)))
         arms.miss_ms.append(resp.latency_ms)
+        arms.miss_ttft.append(resp.ttft_ms)
         arms.miss_cached.append(cached_tokens(resp))
 
 
@@ -210,12 +216,20 @@ def summarise_level(level: Level, arms: Arms, alpha: float) -> LevelResult:
         effect = round(med_m - med_h, 3)
         faster = round(sum(1 for h in hits if h < min(misses)) / len(hits), 4)
     seen = any((c or 0) > 0 for c in arms.hit_cached)
+    hit_t = [t for t in arms.hit_ttft if t is not None]
+    miss_t = [t for t in arms.miss_ttft if t is not None]
+    ttft = None
+    if hit_t and miss_t and len(hit_t) == len(hits) and len(miss_t) == len(misses):
+        ttft = ks_less_than(hit_t, miss_t)
+    ttft_p = ttft.p_value if ttft else None
     return LevelResult(
         level=level.name, victim=level.victim.label, attacker=level.attacker.label,
         hit_ms=hits, miss_ms=misses, ks_statistic=d, p_value=p, p_method=method,
         median_hit_ms=med_h, median_miss_ms=med_m, effect_ms=effect,
         hits_faster_than_fastest_miss=faster, cached_tokens_hits=arms.hit_cached,
         cached_tokens_misses=arms.miss_cached, cached_tokens_seen=seen,
-        caching_visible=seen or (p is not None and p < alpha),
+        hit_ttft_ms=hit_t, miss_ttft_ms=miss_t,
+        ttft_ks_statistic=ttft.statistic if ttft else None, ttft_p_value=ttft_p,
+        caching_visible=seen or any(x is not None and x < alpha for x in (p, ttft_p)),
         power_note=_power_note(d, p, len(hits), len(misses), alpha),
     )  # fmt: skip

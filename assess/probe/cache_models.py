@@ -62,6 +62,14 @@ class LevelResult(Model):
     median_miss_ms: float | None
     effect_ms: float | None = Field(description="median miss - median hit")
     hits_faster_than_fastest_miss: float | None = Field(description="share of hits, 0..1")
+    hit_ttft_ms: list[float] = Field(
+        default_factory=list, description="Time to the first token of each hit, when streamed"
+    )
+    miss_ttft_ms: list[float] = Field(default_factory=list)
+    ttft_ks_statistic: float | None = Field(
+        default=None, description="KS on time to first token; null unless every answer streamed"
+    )
+    ttft_p_value: float | None = None
     cached_tokens_hits: list[int | None]
     cached_tokens_misses: list[int | None]
     cached_tokens_seen: bool = Field(description="some hit reported cached_tokens > 0")

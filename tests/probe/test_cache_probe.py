@@ -195,3 +195,13 @@ def test_cli_shows_the_cost_and_sends_nothing_without_yes(run_cli: object, keys:
     assert "at most $0.4125" in result.stderr and "needs --yes" in result.stderr
     bad = run_cli("probe", "--mode", "kv", "--base-url", "http://x/v1", "--model", "m")  # type: ignore[operator]
     assert bad.exit_code == 2 and "--mode 'kv': not one of canary, cache" in bad.stderr
+
+
+def test_first_token_time_skips_the_role_only_event() -> None:
+    from assess.probe.transport.httpx_transport import _timed
+
+    first: list[float] = []
+    lines = ['data: {"choices": [{"delta": {"role": "assistant", "content": ""}}]}', "",
+             'data: {"choices": [{"delta": {"content": "hi"}}]}', "data: [DONE]"]  # fmt: skip
+    seen = [(line, len(first)) for line in _timed(iter(lines), first)]
+    assert seen == [(lines[0], 0), (lines[1], 0), (lines[2], 1), (lines[3], 1)]

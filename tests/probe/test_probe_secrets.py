@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -96,6 +97,8 @@ def test_keys_appear_in_no_output(case: str, tmp_path: Path) -> None:
         with run_lab_server(CACHE_LAB) as base:
             code, texts = _run(base, tmp_path, *CACHE)
         assert code == 1 and len(texts) == 4 and "assess.cache-probe" in texts[2]
+        level = json.loads(texts[2])["levels"][0]  # streamed: the first token is timed too
+        assert len(level["hit_ttft_ms"]) == 16 and level["ttft_p_value"] is not None
     elif case == "cache-unauthorised":
         with run_lab_server(LabConfig(api_keys=frozenset({"x"}), prefix_cache="shared")) as base:
             code, texts = _run(base, tmp_path, *CACHE)

@@ -6,7 +6,9 @@ retries must be counted and bounded here rather than hidden inside a client libr
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,10 +126,13 @@ class HttpxTransport(TransportSettings):
         try:
             if stream and status == 200 and ctype.startswith("text/event-stream"):
                 deadline = started + self.timeout_s * STREAM_DEADLINE_FACTOR
+                first: list[float] = []
                 fields, raw, usage = read_sse(
-                    resp.iter_lines(), url, status, ctype, self.api_key, deadline
+                    _timed(resp.iter_lines(), first), url, status, ctype, self.api_key, deadline
                 )
+                ttft = round((first[0] - started) * 1000, 1) if first else None
             else:
+                ttft = None
                 raw = resp.read().decode("utf-8", errors="replace")
                 retry, location = resp.headers.get("retry-after"), resp.headers.get("location")
                 check_status(status, url, raw, retry, self.api_key, location)
@@ -143,7 +148,25 @@ class HttpxTransport(TransportSettings):
         finally:
             resp.close()
         latency = round((time.monotonic() - started) * 1000, 1)
-        return ChatResponse(status, fields, raw, latency, attempt, *usage)
+        return ChatResponse(status, fields, raw, latency, attempt, *usage, ttft_ms=ttft)
+
+
+def _timed(lines: Iterator[str], first: list[float]) -> Iterator[str]:
+    """Yield ``lines``; append to ``first`` the time the first event with text arrived."""
+    for line in lines:
+        if not first and line.startswith("data:"):
+            try:
+                event = json.loads(line[5:])
+            except ValueError:
+                event = None
+            delta: Any = {}
+            if isinstance(event, dict) and isinstance(event.get("choices"), list):
+                for choice in event["choices"]:
+                    if isinstance(choice, dict) and isinstance(choice.get("delta"), dict):
+                        delta = choice["delta"]
+            if any(isinstance(v, str) and v for k, v in delta.items() if k != "role"):
+                first.append(time.monotonic())
+        yield line
 
 
 def make_httpx_transport(

@@ -59,6 +59,7 @@ class ChatResponse:
     retries: int
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    ttft_ms: float | None = None  # streamed answers: time to the first event carrying text
 
 
 class TransportError(Exception):
