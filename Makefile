@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-test
 # `make demo` needs the runtime dependencies only (no test tools: about half the venv's size)
 RUNTIME := $(VENV)/.installed-runtime
 
-.PHONY: demo test lint typecheck bench readme-images clean jvm docs litellm
+.PHONY: demo test lint typecheck bench readme-images clean jvm docs litellm package
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,8 +43,14 @@ jvm:
 litellm: $(STAMP)
 	$(BIN)/python -m tests.scope.litellm_venv
 
-test: lint typecheck jvm litellm
+test: lint typecheck jvm litellm package
 	$(BIN)/pytest -q
+
+# The sdist and the wheel build, and their metadata (README included) passes PyPI's checks.
+package: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist . > /dev/null
+	$(BIN)/twine check --strict dist/*
 
 # The documentation site (mkdocs.yml, docs/); `make test` builds it too (tests/test_docs.py).
 docs: $(STAMP)

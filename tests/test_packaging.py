@@ -31,8 +31,20 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ],
         check=True,
     )
-    (found,) = out.glob("assess-*.whl")
+    (found,) = out.glob("assess_llm-*.whl")
     return found
+
+
+def test_the_distribution_is_assess_llm_with_the_command_assess(wheel: Path) -> None:
+    """The distribution name is free on PyPI ("assess" is another project's); the import package
+    and the console command keep the name assess."""
+    archive = zipfile.ZipFile(wheel)
+    info = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+    metadata = archive.read(info).decode("utf-8")
+    assert "\nName: assess-llm\n" in metadata
+    entry_points = archive.read(info.replace("METADATA", "entry_points.txt")).decode("utf-8")
+    assert "assess = assess.cli:main" in entry_points
+    assert any(n.startswith("assess/cli/") for n in archive.namelist())
 
 
 def test_wheel_contains_the_data_folders(wheel: Path) -> None:
@@ -97,3 +109,30 @@ def test_installed_wheel_writes_the_portfolio_page_and_checks_oscal(
     )
     schema_file, errors = proc.stdout.split()
     assert schema_file.startswith(str(site)) and int(errors) > 0
+
+
+def test_installed_wheel_writes_the_samples_and_the_readme_examples_run(
+    wheel: Path, tmp_path: Path
+) -> None:
+    """After an install, `assess samples --out samples` makes the README's examples work as
+    written, in a folder that is not the repository, with the exit codes they show."""
+    from tests.docs_examples import examples, run_block
+
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"PYTHONPATH": str(site)}
+    done = subprocess.run(
+        [sys.executable, "-m", "assess", "samples", "--out", "samples"],
+        cwd=work,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    blocks = examples(REPO / "README.md")
+    assert len(blocks) >= 3
+    for block in blocks:
+        assert run_block(block, work, env) == []

@@ -87,6 +87,7 @@ COMMAND_MODULES: dict[str, str] = {
     "keys": "assess.cli.keys",
     "review": "assess.cli.review",
     "portfolio": "assess.cli.portfolio",
+    "samples": "assess.cli.samples",
 }
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Column, Table
 
 from assess.kernel.errors import UsageError
 
@@ -165,7 +165,9 @@ def _render_group(readings: list[FileReading], console: Console) -> None:
             f"  runner-up {r.preset}: {fit:,} records fit "
             f"'{escape(r.form)}'; missing {escape(', '.join(r.missing) or '-')}"
         )
-    table = Table("field", "path used", "records", "other paths seen", "example")
+    # paths and examples fold onto more lines rather than being cut (what --explain shows)
+    names = ("field", "path used", "records", "other paths seen", "example")
+    table = Table(*(Column(n, overflow="fold") for n in names))
     for index, f in enumerate(first.fields):
         fields = [x.fields[index] for x in readings]
         used: Counter[str] = Counter()

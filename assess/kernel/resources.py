@@ -31,5 +31,5 @@ def data_dir(name: DataFolder) -> Path:
         return source
     raise CatalogueError(
         f"assess: the shipped '{name}' folder is missing from this installation",
-        "Reinstall assess (pip install --force-reinstall assess).",
+        "Reinstall assess (pip install --force-reinstall assess-llm).",
     )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
+
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from assess.portfolio.html import TREND_TEXT, signed
 from assess.portfolio.models import Portfolio
@@ -47,10 +51,53 @@ def print_portfolio(portfolio: Portfolio, console: Console) -> None:
             v.last_assessed,
             f"[{style}]{trend}[/]" if style else trend,
         )
-    console.print(table)
+    if _narrowest(table) > console.width:
+        _print_vertical(portfolio, console)  # narrower than the table: one block per vendor
+    else:
+        console.print(table)
     console.print(
         "Ranked by risk (tier, score, points before the cap) from what is known; coverage is "
         "the share of the questionnaire's weight answered (under the tier); * marks insufficient "
         "evidence to rate the vendor, whatever its tier (see each score's questions_to_send).",
         markup=False,
     )
+
+
+def _narrowest(table: Table) -> int:
+    """Return the width the table needs with the vendor column at its minimum: the unwrapped
+    columns whole, each column's padding and borders."""
+    width = len(table.columns) * 3 + 1
+    for column in table.columns:
+        if not column.no_wrap:
+            width += column.min_width or 0
+            continue
+        cells = [c for c in (column.header, *column.cells) if isinstance(c, str)]
+        lines = [line for c in cells for line in Text.from_markup(c).plain.splitlines()]
+        width += max((cell_len(line) for line in lines), default=0)
+    return width
+
+
+def _print_vertical(portfolio: Portfolio, console: Console) -> None:
+    """Print each vendor as a few wrapped lines, every value whole (a narrow terminal)."""
+    for v in portfolio.vendors:
+        change = f" ({signed(v.score_change)})" if v.previous else ""
+        settled = f" (+{v.critical_settled} settled)" if v.critical_settled else ""
+        cover = Text.from_markup(coverage_cell(v.coverage, v.evidence_verdict)).plain
+        by_section = sorted(v.section_points.items(), key=lambda kv: (-kv[1], kv[0]))
+        lines = [
+            f"{v.rank}. {v.vendor}",
+            f"   tier {v.tier} ({cover}), score {v.score}, points {v.points_total}, "
+            f"critical open {v.open_critical}{settled}",
+            f"   assessed {v.last_assessed}, trend {TREND_TEXT[v.trend]}{change}",
+            # a no-break space keeps each section with its points when the line wraps
+            "   " + (", ".join(f"{k}\u00a0{n}" for k, n in by_section if n) or "no points"),
+        ]
+        for line in lines:  # wrapped at spaces only: a name or a date is never split
+            wrapped = textwrap.fill(
+                line,
+                width=max(console.width, 20),
+                subsequent_indent="   ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            console.print(wrapped, markup=False, highlight=False, soft_wrap=True)

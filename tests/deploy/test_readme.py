@@ -27,5 +27,6 @@ def test_docs_example_matches_the_real_output(run_cli: Any, block: str) -> None:
     command, *output = block.splitlines()
     args = shlex.split(command.removeprefix("$ assess ").removesuffix("; echo $?"))
     result = run_cli(*args)
-    assert result.stdout.rstrip("\n").splitlines() == output[:-1]
+    printed = [line.rstrip() for line in result.stdout.rstrip("\n").splitlines()]
+    assert printed == [line.rstrip() for line in output[:-1]]
     assert str(result.exit_code) == output[-1]
