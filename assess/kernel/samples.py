@@ -45,7 +45,8 @@ def write_samples(out: Path, *, force: bool = False) -> WrittenSamples:
         OutputError: ``out`` cannot be written.
     """
     files = sample_files()
-    same, different = [], []
+    same: list[Path] = []
+    different: list[Path] = []
     for relative, source in files.items():
         target = out / relative
         if target.is_file():

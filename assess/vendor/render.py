@@ -180,8 +180,8 @@ def print_diff(diff: AnswersDiff, console: Console) -> None:
     )
     table = Table(expand=True)
     table.add_column("id", overflow="fold", ratio=3)
-    table.add_column("old", ratio=2)
-    table.add_column("new", ratio=2)
+    table.add_column("old", ratio=2, overflow="fold")  # a changed value is shown whole
+    table.add_column("new", ratio=2, overflow="fold")
     table.add_column("change", no_wrap=True)
     for c in diff.changes:
         change = f"[red]{c.change.value}[/]" if c.regression else c.change.value
