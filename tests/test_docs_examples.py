@@ -22,6 +22,11 @@ def test_the_pages_have_examples_to_run() -> None:
 
 @pytest.mark.parametrize("block", BLOCKS, ids=lambda b: b.name)
 def test_example_prints_what_the_page_shows(block: Block, tmp_path: Path) -> None:
+    background = [c.text for c in block.commands if c.text.rstrip().endswith("&")]
+    assert not background, (
+        f"{block.name}: a background job ({background[0]}) would outlive the test: put "
+        "<!-- example: not run (why) --> on the line before the block"
+    )
     shutil.copytree(REPO / "samples", tmp_path / "samples")
     problems = run_block(block, tmp_path)
     assert not problems, "\n\n".join(problems)
