@@ -111,6 +111,12 @@ def render(result: ScopeResult, console: Console) -> None:
             f"{result.engine.definition}); skipped records are counted by reason, without lines",
             markup=False,
         )
+    for note in result.inputs_not_read[:10]:
+        console.print(f"input not read: {note.path}: {note.reason}", markup=False)
+    if len(result.inputs_not_read) > 10:
+        console.print(
+            f"... and {len(result.inputs_not_read) - 10:,} more (--json: inputs_not_read)"
+        )
     if c.records_skipped:
         console.print(f"skipped {c.records_skipped:,} malformed records; first ones:")
         for skip in result.skipped[:10]:

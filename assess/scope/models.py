@@ -268,6 +268,14 @@ class Assessment(Model):
     )
 
 
+class InputNote(Model):
+    """An input named but not read: another's file or content, or a glob's broken symlink."""
+
+    path: str
+    reason: str
+    same_as: str | None = Field(default=None, description="The input read in its place")
+
+
 class ScopeResult(Model):
     """The `assess scope --json` document (kind assess.scope)."""
 
@@ -291,6 +299,10 @@ class ScopeResult(Model):
     )
     assessment: Assessment
     inputs: list[InputFile]
+    inputs_not_read: list[InputNote] = Field(
+        default_factory=list,
+        description="Inputs named but not read: duplicates (read once) and broken symlinks",
+    )
     reading: list[FileReading] = Field(
         default_factory=list, description="Per input file: the preset chosen and each field's path"
     )

@@ -73,7 +73,10 @@ def test_a_timestamp_map_no_record_holds_is_not_assessable(tmp_path: Path) -> No
 
 
 def test_parallel_jobs_give_the_same_verdict(tmp_path: Path) -> None:
-    logs = [str(write(tmp_path / f"l{i}.ndjson", CLEAN, "ndjson")) for i in range(2)]
+    # two different files (identical ones are read once: tests/damaged/test_scope_identity.py)
+    logs = [
+        str(write(tmp_path / f"l{i}.ndjson", CLEAN[i:] + CLEAN[:i], "ndjson")) for i in range(2)
+    ]
     serial = scope_run(logs, preset="canonical", mapping=["model=nope"], jobs=1).result
     both = scope_run(logs, preset="canonical", mapping=["model=nope"], jobs=2).result
     assert both.verdict == serial.verdict == "not_assessable"

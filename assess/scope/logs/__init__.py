@@ -24,6 +24,7 @@ from assess.scope.logs.presets import (
     parse_map,
 )
 from assess.scope.logs.remote import expand_logs
+from assess.scope.models import InputNote
 
 __all__ = [
     "CANONICAL_FIELDS",
@@ -109,7 +110,21 @@ def open_logs(
         UsageError: for an unknown preset id.
     """
     # a RemoteFile offers what the readers use of a Path (name, str, stat, open)
-    files = cast(list[Path], expand_logs(patterns))
+    notes: list[InputNote] = []
+    files = cast(list[Path], expand_logs(patterns, notes))
+    reader = _reader(files, preset, mapping, want_text, progress, presets_dir)
+    reader.input_notes = notes
+    return reader
+
+
+def _reader(
+    files: list[Path],
+    preset: str,
+    mapping: Mapping[str, str | Sequence[str]] | None,
+    want_text: WantText | None,
+    progress: ProgressCallback | None,
+    presets_dir: Path | None,
+) -> LogReader:
     catalogue = load_presets(presets_dir)
     kwargs: dict[str, Any] = {"want_text": want_text}
     if progress is not None:

@@ -42,7 +42,7 @@ from assess.scope.logs.sources import (
     sniff_compression,
     sniff_format,
 )
-from assess.scope.models import LogBatch
+from assess.scope.models import InputNote, LogBatch
 
 # Importable from here as before the split (tests count the reference path's ``_Builder`` calls).
 __all__ = [
@@ -91,6 +91,8 @@ class LogReader:
         self.max_line_bytes = MAX_LINE_BYTES
         self.block_size = BLOCK
         self.inputs: list[InputFile] = []
+        #: Inputs named but not read (duplicates, broken symlinks), set by ``open_logs``.
+        self.input_notes: list[InputNote] = []
         self._total = sum(f.stat().st_size for f in self.files)
         self._done = 0
 

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from assess.kernel.common import InputFile, hash_file
 from assess.kernel.errors import InputError
+from assess.scope.models import InputNote
 
 SCHEMES = ("s3", "gs", "gcs", "http", "https")
 #: One fetch: large enough that per-request latency is a few percent of the transfer.
@@ -337,21 +338,28 @@ def expand_remote(pattern: str) -> list[RemoteFile]:
     return [RemoteFile(root + name, size) for name, size in found]
 
 
-def expand_logs(patterns: Sequence[str]) -> list[Path | RemoteFile]:
+def expand_logs(
+    patterns: Sequence[str], notes: list[InputNote] | None = None
+) -> list[Path | RemoteFile]:
     """Return the files named by ``patterns``: local paths and globs, or URLs (see
-    :func:`expand_remote`), in order, without duplicates.
+    :func:`expand_remote`), in order, each file and each content once (see
+    :func:`~assess.scope.logs.identity.dedupe`); what is not read is added to ``notes``.
 
     Raises:
         InputError: as :func:`~assess.scope.logs.sources.expand_inputs` and :func:`expand_remote`.
     """
+    from assess.scope.logs.identity import dedupe
     from assess.scope.logs.sources import expand_inputs
 
     found: list[Path | RemoteFile] = []
     for pattern in patterns:
         files: list[Path] | list[RemoteFile]
-        files = expand_remote(pattern) if is_remote(pattern) else expand_inputs([pattern])
+        files = expand_remote(pattern) if is_remote(pattern) else expand_inputs([pattern], notes)
         found.extend(f for f in files if f not in found)
-    return found
+    kept, dropped = dedupe(found)
+    if notes is not None:
+        notes.extend(dropped)
+    return kept
 
 
 def parquet_source(path: Path | RemoteFile) -> Any:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import io
+import os
 import queue
 import threading
 from collections.abc import Iterator, Sequence
@@ -34,12 +35,14 @@ from assess.scope.logs.compression import Salvaging as Salvaging
 from assess.scope.logs.compression import StreamBreak as StreamBreak
 from assess.scope.logs.compression import ZstdFrames as ZstdFrames
 from assess.scope.logs.compression import _Stdlib as Stdlib
+from assess.scope.logs.identity import symlink_notes
 from assess.scope.logs.lines import MAX_LINE_BYTES as MAX_LINE_BYTES
 from assess.scope.logs.lines import OVERLONG as OVERLONG
 from assess.scope.logs.lines import LineBlock as LineBlock
 from assess.scope.logs.lines import line_blocks as line_blocks
 from assess.scope.logs.lines import numpy_int64 as numpy_int64
 from assess.scope.logs.textcodec import refuse_archive
+from assess.scope.models import InputNote
 
 T = TypeVar("T")
 Compression = Literal["gzip", "zstd", "xz", "bz2", "none"]
@@ -52,8 +55,9 @@ Format = Literal[
 _PARQUET = b"PAR1"
 
 
-def expand_inputs(patterns: Sequence[str]) -> list[Path]:
-    """Return the files named by ``patterns`` (paths or globs), in order, without duplicates.
+def expand_inputs(patterns: Sequence[str], notes: list[InputNote] | None = None) -> list[Path]:
+    """Return the files named by ``patterns`` (paths or globs), in order, without duplicates;
+    a glob's dangling or looping symlinks are added to ``notes``.
 
     Raises:
         InputError: for a missing file, a folder, or a glob that matches nothing.
@@ -62,6 +66,8 @@ def expand_inputs(patterns: Sequence[str]) -> list[Path]:
     for pattern in patterns:
         if any(ch in pattern for ch in "*?["):
             matches = sorted(glob.glob(pattern, recursive=True))
+            if notes is not None:
+                notes.extend(symlink_notes(matches))
             files = [Path(m) for m in matches if Path(m).is_file()]
             if not files:
                 raise InputError(
@@ -110,9 +116,17 @@ class HashingReader(io.RawIOBase):
             raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
         self._digest = hashlib.sha256()
         self.bytes_read = 0
+        self._size = self._stat()  # checked again by finish()
 
     def readable(self) -> bool:
         return True
+
+    def _stat(self) -> int | None:
+        """The size of the open local file (None for a remote object: its size is fixed)."""
+        try:
+            return os.fstat(self._handle.fileno()).st_size
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            return None
 
     def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         count = self._handle.readinto(buffer)
@@ -142,10 +156,23 @@ class HashingReader(io.RawIOBase):
         self._handle.close()
 
     def finish(self) -> InputFile:
-        """Read any bytes left unread (so the hash covers the file) and return the evidence."""
+        """Read any bytes left unread (so the hash covers the file) and return the evidence.
+
+        Raises:
+            InputError: when the file's size changed while it was read (appended, truncated):
+                the hash and the counts would cover different bytes.
+        """
         while self.readinto(bytearray(1 << 20)):
             pass
+        now = self._stat()
         self.release()
+        if self._size is not None and not self._size == self.bytes_read == now:
+            raise InputError(
+                f"{self.path}: changed while it was read ({self._size:,} bytes when opened, "
+                f"{self.bytes_read:,} read, {now:,} now): its hash and counts would not "
+                "describe one file",
+                "Scope a copy that is no longer being written (e.g. a rotated log).",
+            )
         return InputFile(
             path=str(self.path), bytes=self.bytes_read, sha256=self._digest.hexdigest()
         )

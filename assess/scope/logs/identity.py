@@ -1,0 +1,90 @@
+"""One identity per input: the same file named twice (a path, a glob through a symlink loop) or
+two files of identical content (the same export given twice) are read once, and said so; a glob's
+dangling or looping symlinks are named, not dropped.
+
+The content check costs a hash only where two local files have the same size (identical content
+has the same size), before anything is read; the hash of every file read is still the one taken
+while it is read (``sources.HashingReader``).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from assess.kernel.common import hash_file
+from assess.scope.models import InputNote
+
+
+def symlink_notes(matches: Sequence[str]) -> list[InputNote]:
+    """Return a note for each glob match that is a dangling or looping symlink (once each, when
+    a glob reaches one by several paths through a looping folder link)."""
+    notes = []
+    seen: set[str] = set()
+    for match in matches:
+        path = Path(match)
+        if not path.is_symlink():
+            continue
+        where = os.path.join(os.path.realpath(path.parent), path.name)
+        if where in seen:
+            continue
+        seen.add(where)
+        try:
+            path.stat()
+        except OSError as exc:
+            why = "a symlink loop" if exc.errno == errno.ELOOP else "a dangling symlink"
+            notes.append(InputNote(path=match, reason=f"{why}: not read"))
+    return notes
+
+
+def dedupe(files: Sequence[Any]) -> tuple[list[Any], list[InputNote]]:
+    """Return ``files`` without the ones that are another's file or content, and the notes.
+
+    Local paths only (remote objects are named by their URL, compared as given).
+    """
+    kept: list[Any] = []
+    notes: list[InputNote] = []
+    real: dict[str, Any] = {}
+    for file in files:
+        if not isinstance(file, Path):
+            kept.append(file)
+            continue
+        key = os.path.realpath(file)
+        if key in real:
+            reason = f"the same file as {real[key]} (through a link or a glob); read once"
+            notes.append(InputNote(path=str(file), reason=reason, same_as=str(real[key])))
+            continue
+        real[key] = file
+        kept.append(file)
+    return _same_content(kept, notes)
+
+
+def _same_content(files: list[Any], notes: list[InputNote]) -> tuple[list[Any], list[InputNote]]:
+    sizes: dict[int, list[Path]] = {}
+    for file in files:
+        if isinstance(file, Path):
+            sizes.setdefault(file.stat().st_size, []).append(file)
+    twins = {f for group in sizes.values() if len(group) > 1 for f in group}
+    if not twins:
+        return files, notes
+    first: dict[str, Path] = {}
+    kept = []
+    for file in files:
+        if file in twins:
+            digest = hash_file(file).sha256
+            if digest in first:
+                notes.append(
+                    InputNote(
+                        path=str(file),
+                        reason=f"identical content to {first[digest]} (SHA-256 {digest[:16]}...); "
+                        "read once",
+                        same_as=str(first[digest]),
+                    )
+                )
+                continue
+            first[digest] = file
+        kept.append(file)
+    return kept, notes

@@ -1,0 +1,103 @@
+"""One identity per input (issue 36, items 7, 9 and 11).
+
+Measured before the change: the same export given twice (same SHA-256), and a ``**`` glob through
+a symlink loop (one file read 41 times) were all counted again, without a word; a glob dropped
+dangling and looping symlinks silently; a log appended or truncated while it was read got a hash
+and a byte count of other bytes than were counted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assess.kernel.errors import InputError
+from assess.scope.logs.sources import HashingReader
+from tests.scope.helpers import conserved, scope, write
+
+N = 5
+
+
+def _records() -> list[dict[str, Any]]:
+    return [
+        {
+            "timestamp": "2026-09-01T10:00:00Z",
+            "model": "glm-5.3",
+            "prompt_tokens": 900_000 + i,
+            "request_id": f"req-{i}",
+        }
+        for i in range(N)
+    ]
+
+
+def _json(run_cli: Callable[..., Any], *args: str) -> dict[str, Any]:
+    result = run_cli("scope", *args, "--json", "-")
+    assert "Traceback" not in result.stdout + result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_the_same_file_twice_and_its_copy_are_read_once(
+    tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    log = write(tmp_path / "export.ndjson", _records(), "ndjson")
+    copy = tmp_path / "export-copy.ndjson"
+    copy.write_bytes(log.read_bytes())
+    other = write(tmp_path / "other.ndjson", _records()[:2], "ndjson")
+    doc = _json(run_cli, str(log), str(copy), str(log), str(other))
+    assert doc["counts"]["records_read"] == N + 2
+    assert [i["path"] for i in doc["inputs"]] == [str(log), str(other)]
+    (note,) = doc["inputs_not_read"]
+    assert note["path"] == str(copy) and note["same_as"] == str(log)
+    assert "identical content" in note["reason"]
+    text = run_cli("scope", str(log), str(copy)).output
+    assert f"input not read: {copy}: identical content to {log}" in text
+
+
+def test_a_glob_through_a_symlink_loop_reads_each_file_once(tmp_path: Path) -> None:
+    root = tmp_path / "logs"
+    (root / "sub").mkdir(parents=True)
+    write(root / "sub" / "a.ndjson", _records(), "ndjson")
+    (root / "sub" / "loop").symlink_to(root)
+    (root / "dangling.ndjson").symlink_to(tmp_path / "gone.ndjson")
+    (root / "self.ndjson").symlink_to(root / "self.ndjson")
+    notes: list[Any] = []
+    from assess.scope.logs.remote import expand_logs
+
+    files = expand_logs([f"{root}/**/*.ndjson"], notes)
+    assert files == [root / "sub" / "a.ndjson"]
+    reasons = {Path(n.path).name: n.reason for n in notes if n.same_as is None}
+    assert reasons == {
+        "dangling.ndjson": "a dangling symlink: not read",
+        "self.ndjson": "a symlink loop: not read",
+    }
+    assert sum(n.same_as is None for n in notes) == 2  # once each, not once per loop path
+    assert all(n.same_as == str(root / "sub" / "a.ndjson") for n in notes if n.same_as)
+    result = scope([f"{root}/**/*.ndjson"])
+    conserved(result)
+    assert result.counts.records_read == N
+
+
+@pytest.mark.parametrize("change", ["append", "truncate"])
+def test_a_file_changed_while_read_is_an_error(tmp_path: Path, change: str) -> None:
+    log = write(tmp_path / "live.ndjson", _records(), "ndjson")
+    raw = HashingReader(log)
+    raw.read(10)
+    if change == "append":
+        with log.open("ab") as handle:
+            handle.write(b'{"timestamp": "2026-09-01T10:00:00Z"}\n')
+    else:
+        os.truncate(log, 20)
+    with pytest.raises(InputError, match="changed while it was read"):
+        raw.finish()
+
+
+def test_an_unchanged_file_keeps_its_evidence(tmp_path: Path) -> None:
+    log = write(tmp_path / "log.ndjson", _records(), "ndjson")
+    raw = HashingReader(log)
+    evidence = raw.finish()
+    assert evidence.bytes == log.stat().st_size
