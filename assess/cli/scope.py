@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Column, Table
 
+from assess.cli.scope_infer import SUGGEST, render_inference, suggest
 from assess.kernel.errors import UsageError
 
 if TYPE_CHECKING:  # the command imports the scope core when it runs: `--help` does not
@@ -134,6 +135,7 @@ def render_reading(result: ScopeResult, console: Console) -> None:
         groups.setdefault(_shape(reading), []).append(reading)
     for readings in groups.values():
         _render_group(readings, console)
+        render_inference(readings[0], console)
 
 
 def _shape(reading: FileReading) -> tuple[object, ...]:
@@ -273,6 +275,7 @@ def scope_cmd(
     source_table: str = _SOURCE_TABLE,
     source_column: str = _SOURCE_COLUMN,
     from_engine_results: str | None = _FROM_ENGINE_RESULTS,
+    suggest_preset: str | None = SUGGEST,
 ) -> None:
     _one_stdout(ids_csv, json_out)
     options: dict[str, Any] = {
@@ -293,6 +296,8 @@ def scope_cmd(
             options,
             (platform_requests, ids_csv, json_out),
         )
+    if suggest_preset is not None and logs:
+        suggest(logs, suggest_preset)
     if not logs:
         raise UsageError(
             "scope: give LOGS (files or globs), --emit-sql DIALECT or --from-engine-results",

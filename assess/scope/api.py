@@ -164,6 +164,8 @@ def _reading(reader: Any, preset: str, maps: Mapping[str, list[str]]) -> list[An
     chosen_by: ChosenBy = "--preset" if preset != "auto" else "auto"
     if preset == "auto" and maps and reader.preset.id == "canonical":
         chosen_by = "--map"
+    if reader.inference is not None:
+        chosen_by = "inferred"
     return read_report(reader, load_presets(), chosen_by)
 
 

@@ -221,17 +221,30 @@ class DetectMatch(Model):
     missing: list[str] = Field(description="Paths the first unmatched record lacks")
 
 
+class InferredField(Model):
+    """How one field of a file no preset recognises was inferred (preset ``inferred``)."""
+
+    field: str
+    paths: list[str] = Field(description="The winner, then paths holding the same values")
+    score: float | None = Field(description="Name (3 synonym, 2 telling word) + share held")
+    runner_up: str | None = Field(description="The best rival path holding other values")
+    runner_up_score: float | None
+
+
 class FileReading(Model):
     """How `assess scope` read one input file (`--explain`, `reading` in --json)."""
 
     file: str
     preset: str
-    chosen_by: Literal["auto", "--preset", "--map"]
+    chosen_by: Literal["auto", "--preset", "--map", "inferred"]
     role: Literal["requests", "side table"]
     records_examined: int = Field(description="Records from the start of the file examined")
     detect: DetectMatch | None
     runner_up: DetectMatch | None
     fields: list[FieldReading]
+    inference: list[InferredField] = Field(
+        default_factory=list, description="Preset inferred: each field's paths and runner-up"
+    )
 
 
 class EngineRun(Model):

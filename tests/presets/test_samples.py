@@ -150,12 +150,16 @@ def test_litellm_end_time_would_scope_the_wrong_requests(run_cli: Callable[..., 
 def test_unknown_export_needs_a_map_and_then_reads_as_canonical(
     run_cli: Callable[..., Any],
 ) -> None:
-    """The README example: auto refuses samples/logs/custom-export.ndjson; --map makes it work."""
+    """The docs example: no preset fits samples/logs/custom-export.ndjson; auto infers the two
+    fields with telling names (when, engine) and not the others (ptok, team: the requests are
+    possibly affected, tokens unknown); --map says the rest."""
     sample = "samples/logs/custom-export.ndjson"
-    refused = run_cli("scope", sample)
-    assert refused.exit_code == 2
-    assert "recognises no known log format" in refused.output
-    assert "engine, ptok, team, when" in refused.output
+    inferred = json.loads(run_cli("scope", sample, "--json", "-").stdout)
+    assert inferred["preset"] == "inferred"
+    reading = {f["field"]: f["paths"] for f in inferred["reading"][0]["inference"]}
+    assert reading["timestamp"] == ["when"] and reading["model"] == ["engine"]
+    assert reading["prompt_tokens"] == [] and reading["account_id"] == []
+    assert inferred["counts"]["unknown_tokens"] == 1
     mapped = run_cli(
         "scope",
         sample,

@@ -101,16 +101,17 @@ def test_refusal_lists_the_closest_presets_and_what_each_lacks(
     run_cli: Callable[..., Any], tmp_path: Path
 ) -> None:
     path = tmp_path / "gateway.ndjson"
-    # the logs API item without its provider: close to cloudflare-ai-gateway, not a match
+    # the logs API item without its provider: close to cloudflare-ai-gateway, not a match; and
+    # no value is a time, so no mapping can be inferred either
     path.write_text(
-        json.dumps({"created_at": "2026-09-01T10:00:00Z", "model": "glm-5.3", "tokens_in": 9})
-        + "\n"
+        json.dumps({"created_at": "on Tuesday", "model": "glm-5.3", "tokens_in": 9}) + "\n"
     )
     result = run_cli("scope", str(path))
     assert result.exit_code == 2
     text = " ".join(result.output.split())
     assert "Closest presets: cloudflare-ai-gateway (has created_at, model, tokens_in; " in text
     assert "missing: provider)" in text
+    assert "no field has the shape of a timestamp" in text
 
 
 @pytest.mark.parametrize(

@@ -77,7 +77,9 @@ def _fits(preset: Preset, record: Any) -> bool:
     return preset.join is not None and preset.join.detect.matches(record)
 
 
-def _unrecognised(path: Path, sample: list[Any], catalogue: Mapping[str, Preset]) -> InputError:
+def _unrecognised(
+    path: Path, sample: list[Any], catalogue: Mapping[str, Preset], absent: Sequence[str] = ()
+) -> InputError:
     """The refusal of --preset auto: the fields seen and the closest presets with what each
     lacks."""
     from assess.scope.logs.explain import closest
@@ -89,7 +91,8 @@ def _unrecognised(path: Path, sample: list[Any], catalogue: Mapping[str, Preset]
     near = "; ".join(closest(sample[:DETECT_SAMPLE], catalogue)) if seen else ""
     return InputError(
         f"{path}: --preset auto recognises no known log format (fields seen: {fields})"
-        + (f". Closest presets: {near}" if near else ""),
+        + (f". Closest presets: {near}" if near else "")
+        + (f"; no field has the shape of a {' or '.join(absent)}" if absent else ""),
         f"Choose one with --preset ({', '.join(sorted(catalogue))}) or map the fields: "
         "--map timestamp=PATH --map model=PATH --map prompt_tokens=PATH.",
     )
@@ -142,5 +145,49 @@ def _reader(
         # candidate paths may stand in for the fields left unmapped
         return LogReader(files, catalogue["canonical"].only_mapped(mapping), **kwargs)
     if found is None:
-        raise _unrecognised(files[0], sample, catalogue)
+        return _inferred(files, sample, catalogue, mapping or {}, kwargs)
     return LogReader(files, found.with_map(mapping or {}), **kwargs)
+
+
+def _inferred(
+    files: list[Path],
+    sample: list[Any],
+    catalogue: Mapping[str, Preset],
+    mapping: Mapping[str, str | Sequence[str]],
+    kwargs: dict[str, Any],
+) -> LogReader:
+    """The reader of files no preset recognises, through the mapping inferred from ``sample``
+    (the user's ``--map`` over it).
+
+    Raises:
+        InputError: when a required field has no clear path (the candidates listed), or no
+            field can be inferred (the fields seen and the closest presets).
+    """
+    from assess.scope.logs.infer import ambiguous_error, infer_mapping, inferred_preset
+
+    inference = infer_mapping(sample[: DETECT_SAMPLE * 2])
+    absent = [f for f in ("timestamp", "model") if f not in mapping and not inference.field(f)]
+    if absent:
+        raise _unrecognised(files[0], sample, catalogue, absent)
+    if not inference.usable_with(mapping):
+        raise ambiguous_error(files[0], inference, mapping)
+    reader = LogReader(files, inferred_preset(catalogue["canonical"], inference, mapping), **kwargs)
+    reader.inference = inference
+    return reader
+
+
+def suggest_preset(patterns: Sequence[str], out: Path) -> Any:
+    """Write the mapping inferred from a sample of ``patterns`` to ``out`` as a preset YAML to
+    edit (``assess scope --suggest-preset``); return the inference.
+
+    Raises:
+        InputError: missing files, or no field with the shape of a required one.
+    """
+    from assess.scope.logs.suggest import suggest_preset as write
+
+    files = cast(list[Path], expand_logs(patterns))
+    catalogue = load_presets()
+    sample = [
+        r for path in files for r in sample_records(LogReader([path], catalogue["canonical"]))
+    ]
+    return write(sample, Path(str(files[0])).name, out)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import pyarrow as pa
 
@@ -35,6 +35,9 @@ from assess.scope.logs.readers.registry import READERS
 from assess.scope.logs.records import side_fields
 from assess.scope.logs.remote import evidence as file_evidence
 from assess.scope.logs.remote import parquet_source
+
+if TYPE_CHECKING:
+    from assess.scope.logs.infer import Inference
 from assess.scope.logs.sources import (
     MAX_LINE_BYTES,
     HashingReader,
@@ -93,6 +96,7 @@ class LogReader:
         self.inputs: list[InputFile] = []
         #: Inputs named but not read (duplicates, broken symlinks), set by ``open_logs``.
         self.input_notes: list[InputNote] = []
+        self.inference: Inference | None = None  # the mapping --preset auto inferred
         self._total = sum(f.stat().st_size for f in self.files)
         self._done = 0
 

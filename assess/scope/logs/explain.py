@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 #: Records examined per file; with many files fewer each (never under 50), so a run over a
 #: thousand files does not read a million records twice.
-ChosenBy = Literal["auto", "--preset", "--map"]
+ChosenBy = Literal["auto", "--preset", "--map", "inferred"]
 
 EXAMINED = 1000
 EXAMINED_IN_ALL = 20_000
@@ -240,9 +240,10 @@ def read_report(
                 chosen_by=chosen_by,
                 role="side table" if side else "requests",
                 records_examined=len(records),
-                detect=rule_match(preset, records, keys),
+                detect=rule_match(preset, records, keys) if not reader.inference else None,
                 runner_up=others[0] if others and others[0].fields_matched else None,
                 fields=field_readings(preset, kept, side),
+                inference=reader.inference.reading() if reader.inference else [],
             )
         )
     return out
