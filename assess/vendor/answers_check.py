@@ -206,7 +206,9 @@ def _answer_problems(data: Any, bank: Questionnaire) -> list[tuple[Loc, str, str
             except ValueError as exc:
                 out.append((where, str(qid), f"{question.type.value}: {exc}"))
         note = entry.get("note") if has_value else None
-        if any(is_not_applicable(v) for _, v in values) and not (
+        if any(is_not_applicable(v) for _, v in values) and not question.not_applicable_allowed:
+            out.append((loc, str(qid), _NA_REFUSED))
+        elif any(is_not_applicable(v) for _, v in values) and not (
             isinstance(note, str) and note.strip()
         ):
             out.append(
@@ -214,6 +216,11 @@ def _answer_problems(data: Any, bank: Questionnaire) -> list[tuple[Loc, str, str
             )
     return out
 
+
+_NA_REFUSED = (
+    "not_applicable is not accepted for this question (the questionnaire allows it only where "
+    "a question can fail to apply: `not_applicable_allowed`); answer it, or 'unknown'"
+)
 
 #: One problem: where (raw location), which id or field, what is wrong.
 Problem = tuple[Loc, str, str]

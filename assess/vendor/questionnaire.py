@@ -111,6 +111,10 @@ class Question(Model):
     not_applicable_when: When | None = Field(
         default=None, description="The question does not apply when these conditions hold"
     )
+    not_applicable_allowed: bool = Field(
+        default=False,
+        description="An answers file may answer not_applicable (with a note); otherwise refused",
+    )
     compensated_by: list[Condition] = Field(
         default_factory=list,
         description="A control answered with its unsafe value is offset when one of these holds",

@@ -114,6 +114,12 @@ def print_evidence_axis(result: ScoreResult, console: Console, limit: int = 10) 
     console.print(coverage_line(result), markup=False)
     if c.not_applicable:
         console.print(f"Not applicable: {', '.join(c.not_applicable)}", markup=False)
+    if c.not_applicable_undocumented:
+        console.print(
+            "Not applicable on attestation only (still counted unanswered, asked again): "
+            + ", ".join(c.not_applicable_undocumented),
+            markup=False,
+        )
     if c.stale:
         console.print(f"Stale answers (asked again): {', '.join(c.stale)}", markup=False)
     if result.controls_in_place:

@@ -17,7 +17,10 @@ _UNKNOWN: dict[str, Any] = {"const": UNKNOWN}
 
 
 def value_schema(q: Question) -> dict[str, Any]:
-    """Return the JSON Schema of ``q``'s value ('unknown' and 'not_applicable' always allowed)."""
+    """Return the JSON Schema of ``q``'s value ('unknown' always allowed, 'not_applicable' where
+    the questionnaire allows it)."""
+    if not q.not_applicable_allowed:
+        return _own_value_schema(q)
     return {"anyOf": [_own_value_schema(q), {"enum": [NOT_APPLICABLE]}]}
 
 

@@ -97,6 +97,20 @@ def test_validate_exits_2_listing_all_problems(run_cli: Run) -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_validate_refuses_not_applicable_where_it_cannot_apply(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    path = tmp_path / "a.yaml"
+    path.write_text(
+        "vendor: V\ndate: 2026-11-01\nanswers:\n  vendor.name: V\n"
+        "  deployment.mode: {value: not_applicable, note: n/a}\n"
+    )
+    for command in (("questionnaire", "validate"), ("score", "--fail-on", "low")):
+        result = run_cli(*command, str(path))
+        assert result.exit_code == 2, command
+        assert "a.yaml:5: deployment.mode: not_applicable is not accepted" in result.output
+
+
 def test_schema_describes_every_question(run_cli: Run) -> None:
     result = run_cli("questionnaire", "schema")
     assert result.exit_code == 0
@@ -105,9 +119,11 @@ def test_schema_describes_every_question(run_cli: Run) -> None:
     bank = shipped_questionnaire()
     assert list(answers["properties"]) == [q.id for q in bank.questions]
     assert answers["additionalProperties"] is False
-    own, not_applicable = answers["properties"]["engine.name"]["anyOf"][1]["anyOf"]
+    own = answers["properties"]["engine.name"]["anyOf"][1]
     assert "sglang" in own["enum"] and "unknown" in own["enum"]
-    assert not_applicable == {"enum": ["not_applicable"]}
+    assert "not_applicable" not in json.dumps(answers["properties"]["engine.name"])
+    _, not_applicable = answers["properties"]["engine.version"]["anyOf"][1]["anyOf"]
+    assert not_applicable == {"enum": ["not_applicable"]}  # not_applicable_allowed
     long_form = answers["properties"]["data.zero_retention"]["anyOf"][0]["properties"]
     assert {"date", "per", "conflicts"} <= set(long_form)
     assert "Conflict" in schema["$defs"]

@@ -8,10 +8,10 @@ import pytest
 from assess.advisories.catalogue import load_advisories
 from assess.kernel.errors import InputError
 from assess.kernel.structured import parse_yaml
-from assess.vendor.answers import AnswerSet
+from assess.vendor.answers import AnswerSet, CheckedAnswer
 from assess.vendor.answers_check import check_answers
 from assess.vendor.answers_file import load_answers_and_bank
-from assess.vendor.bank import shipped_questionnaire
+from assess.vendor.bank import questionnaire_from_located, shipped_questionnaire
 from assess.vendor.scoring import score_answers
 from assess.vendor.scoring.models import ScoreResult
 from tests.conftest import REPO
@@ -40,10 +40,57 @@ def test_not_applicable_needs_a_reason() -> None:
         answers("  engine.version: not_applicable\n")
     result = scored(
         "  engine.name: {value: proprietary, evidence: documented}\n"
-        "  engine.version: {value: not_applicable, note: 'proprietary, no public versions'}\n"
+        "  engine.version: {value: not_applicable, note: 'proprietary, no public versions',\n"
+        "                   evidence: documented, ref: 'https://example.com/engine'}\n"
     )
     assert result.coverage.not_applicable == ["engine.version"]
     assert "engine.version" not in {q.id for q in result.questions_to_send}
+
+
+def test_not_applicable_only_where_the_questionnaire_allows_it() -> None:
+    with pytest.raises(InputError) as info:
+        answers(
+            "  vendor.name: V\n"
+            "  engine.name: {value: not_applicable, note: n/a}\n"
+            "  engine.version: {value: not_applicable, note: n/a}\n"
+            "  tenancy.model: {value: proprietary, per: {m1: not_applicable}, note: n/a}\n"
+        )
+    lines = info.value.message.splitlines()
+    assert lines[0].startswith("a.yaml:5: engine.name: not_applicable is not accepted")
+    assert lines[1].startswith("a.yaml:7: tenancy.model: ")  # the bad enum
+    assert any(line.startswith("a.yaml:7: tenancy.model: not_applicable is not") for line in lines)
+    assert not any("engine.version" in line for line in lines)  # allowed: a proprietary engine
+
+
+def test_undocumented_not_applicable_stays_in_the_coverage_weight() -> None:
+    body = "  engine.name: {value: proprietary, evidence: documented}\n"
+    plain = scored(body)
+    na = scored(body + "  engine.version: {value: not_applicable, note: n/a}\n")
+    assert na.coverage.applicable_weight == plain.coverage.applicable_weight
+    assert na.coverage.share == plain.coverage.share
+    assert na.coverage.not_applicable_undocumented == ["engine.version"]
+    sent = {q.id: q.reason for q in na.questions_to_send}
+    assert sent["engine.version"] == "not-applicable-undocumented"
+
+
+def test_not_applicable_never_outweighs_what_was_answered() -> None:
+    """A share of 100% is not sufficient when what was declared away outweighs the answers."""
+    text = (
+        "id: q\nversion: 1\ntitle: t\nscoring:\n  points: {critical: 4, high: 3, medium: 2, "
+        "low: 1, info: 0}\n  tiers: {medium: 1, high: 2, critical: 3}\nquestions:\n"
+        "  - id: a.small\n    text: x\n    type: bool\n    weight: low\n"
+        "  - id: a.big\n    text: y\n    type: bool\n    weight: critical\n"
+        "    not_applicable_allowed: true\n"
+    )
+    bank = questionnaire_from_located(parse_yaml(text, "q.yaml"))
+    doc = parse_yaml(
+        "vendor: V\ndate: 2026-11-01\nanswers:\n  a.small: {value: yes, evidence: documented}\n"
+        "  a.big: {value: not_applicable, note: n/a, evidence: documented, ref: r}\n",
+        "a.yaml",
+    )
+    result = score_answers(bank, check_answers(doc.data, doc.where, bank), [])
+    assert result.coverage.share == 1.0
+    assert result.evidence_verdict == "insufficient-evidence"
 
 
 def test_transfer_controls_do_not_apply_to_aggregated_serving() -> None:
@@ -164,10 +211,13 @@ def test_an_older_answers_file_stays_valid_and_coverage_says_what_is_new() -> No
 
 def test_a_finding_never_rests_on_a_question_that_does_not_apply() -> None:
     """Found by the property test: the pool check named deployment.mode when it did not apply."""
-    result = scored(
-        "  deployment.mode: {value: not_applicable, note: 'one GPU pool, no roles'}\n"
+    given = answers(
         "  deployment.advertised_context_tokens: 1048576\n"
         "  deployment.kv_pool_tokens: {aggregated: 681280}\n"
     )
+    # an answers file cannot say this any more (not_applicable_allowed); scoring still must cope
+    na = CheckedAnswer(value="not_applicable", note="one GPU pool, no roles")
+    given = given.model_copy(update={"answers": {**given.answers, "deployment.mode": na}})
+    result = score_answers(BANK, given, load_advisories())
     (pool,) = [f for f in result.findings if f.id.startswith("pool-smaller")]
     assert pool.rests_on == ["deployment.advertised_context_tokens", "deployment.kv_pool_tokens"]

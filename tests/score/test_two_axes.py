@@ -84,21 +84,32 @@ def test_a_tier_is_always_carried_by_a_finding_or_the_verdict(
 
 
 @settings(max_examples=25, deadline=None)
-@given(answers=ANSWERS, question=st.sampled_from(BANK.questions))
-def test_not_applicable_removes_a_question_from_both_axes(
-    answers: dict[str, CheckedAnswer], question: Question
+@given(answers=ANSWERS, question=st.sampled_from(BANK.questions), evidence=EVIDENCE)
+def test_not_applicable_removes_a_question_from_risk_and_documented_from_coverage(
+    answers: dict[str, CheckedAnswer], question: Question, evidence: EvidenceLevel
 ) -> None:
+    """The rule (docs/vendor.md): a not_applicable answer always leaves the risk axis; it leaves
+    the coverage weight only with documented or verified evidence. On attestation only it stays
+    in the weight, unanswered, and is asked again: declaring questions away never raises coverage.
+    """
     unknown = {**answers, question.id: CheckedAnswer(value="unknown")}
     _, ruled_out = applicable_answers(BANK, answer_set(unknown))
     assume(question.id not in ruled_out)  # already out: covered by the answers ruling it out
-    na = CheckedAnswer(value="not_applicable", note="cannot apply here")
+    na = CheckedAnswer(value="not_applicable", note="cannot apply here", evidence=evidence)
     result = score({**answers, question.id: na})
     assert question.id not in all_rests(result)
-    assert question.id not in {q.id for q in result.questions_to_send}
-    assert question.id in result.coverage.not_applicable
     assert question.id not in {c.question for c in result.controls_in_place}
     before = score(unknown).coverage
-    assert result.coverage.applicable_weight == before.applicable_weight - weight(
-        question, BANK.scoring
-    )
     assert result.coverage.answered_weight == before.answered_weight
+    sent = {q.id: q.reason for q in result.questions_to_send}
+    if evidence.rank >= EvidenceLevel.DOCUMENTED.rank:
+        assert question.id not in sent
+        assert question.id in result.coverage.not_applicable
+        assert result.coverage.applicable_weight == before.applicable_weight - weight(
+            question, BANK.scoring
+        )
+    else:
+        assert sent[question.id] == "not-applicable-undocumented"
+        assert question.id in result.coverage.not_applicable_undocumented
+        assert result.coverage.applicable_weight == before.applicable_weight
+        assert result.coverage.share == before.share

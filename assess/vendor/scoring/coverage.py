@@ -3,17 +3,20 @@
 Risk is scored from what is known; what is not known is measured here instead: each question
 weighs the points of its ``weight`` (a critical question at least ``unknown_critical_severity``'s,
 every question at least 1). A question that does not apply (answered ``not_applicable``, or its
-``not_applicable_when`` holds) leaves the risk; answered ``not_applicable`` it leaves the weight
-too, while one ruled out by other answers (transfer controls once serving is ``aggregated``)
-counts as covered by them: answering a question never lowers the coverage. An answer dated more than
-``coverage.answer_max_age_days`` before the answers is stale: it still scores, but it does not
-count as covered and is asked again. The unknown and stale questions are the questions to send.
+``not_applicable_when`` holds) leaves the risk. Answered ``not_applicable`` with documented or
+verified evidence it leaves the weight too; on attestation only it stays in the weight, unanswered,
+and is asked again (so a file of bare not_applicable answers never looks well covered). One ruled
+out by other answers (transfer controls once serving is ``aggregated``) counts as covered by them:
+answering a question never lowers the coverage. An answer dated more than
+``coverage.answer_max_age_days`` before the answers is stale: it still scores, but it does not count
+as covered and is asked again. The unknown and stale questions are the questions to send.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import Literal
 
 from assess.kernel.common import EvidenceLevel, Severity
 from assess.vendor.answers import AnswerSet, CheckedAnswer, Value
@@ -25,6 +28,8 @@ from assess.vendor.scoring.models import (
     QuestionToSend,
 )
 from assess.vendor.scoring.rules import holds
+
+Reason = Literal["unknown", "stale", "not-applicable-undocumented"]
 
 
 def applicable_answers(bank: Questionnaire, answers: AnswerSet) -> tuple[AnswerSet, list[str]]:
@@ -87,6 +92,7 @@ def coverage_of(
     total = answered = 0
     by_level = dict.fromkeys(EvidenceLevel, 0)
     not_applicable: list[str] = []
+    undocumented: list[str] = []
     stale: list[str] = []
     send: list[QuestionToSend] = []
     for q in bank.questions:
@@ -97,7 +103,7 @@ def coverage_of(
             answered += w
             by_level[_ruling_evidence(q, answers)] += w
             continue
-        if a.not_applicable:
+        if a.not_applicable and a.evidence.rank >= EvidenceLevel.DOCUMENTED.rank:
             not_applicable.append(q.id)
             continue
         total += w
@@ -108,7 +114,11 @@ def coverage_of(
             continue
         if old:
             stale.append(q.id)
-        reason = "stale" if old else "unknown"
+        if a.not_applicable:
+            undocumented.append(q.id)
+        reason: Reason = (
+            "not-applicable-undocumented" if a.not_applicable else "stale" if old else "unknown"
+        )
         send.append(
             QuestionToSend(
                 id=q.id, text=q.text, priority=priority(q, scoring), weight=w, reason=reason
@@ -124,12 +134,14 @@ def coverage_of(
         questions=sum(1 for q in bank.questions if q.id not in not_applicable),
         answered=sum(1 for q in bank.questions if q.id not in not_applicable) - len(send),
         not_applicable=not_applicable,
+        not_applicable_undocumented=undocumented,
         ruled_out=list(ruled_out),
         stale=stale,
     )
-    verdict: EvidenceVerdict = (
-        "sufficient" if share >= rule.sufficient_at else "insufficient-evidence"
-    )
+    removed = sum(weight(q, scoring) for q in bank.questions if q.id in not_applicable)
+    # never sufficient when what was declared not applicable outweighs what was answered
+    enough = share >= rule.sufficient_at and removed <= answered
+    verdict: EvidenceVerdict = "sufficient" if enough else "insufficient-evidence"
     order = {q.id: i for i, q in enumerate(bank.questions)}
     send.sort(key=lambda s: (-s.weight, order[s.id]))
     return result, verdict, send

@@ -103,7 +103,13 @@ class CoverageResult(Model):
     questions: int = Field(description="Questions that apply")
     answered: int = Field(description="Of them, answered with a current answer")
     not_applicable: list[str] = Field(
-        default_factory=list, description="Answered not_applicable: out of the weight"
+        default_factory=list,
+        description="Answered not_applicable, documented or verified: out of the weight",
+    )
+    not_applicable_undocumented: list[str] = Field(
+        default_factory=list,
+        description="Answered not_applicable on attestation only: out of the risk, but kept in "
+        "the weight as unanswered (and asked again)",
     )
     ruled_out: list[str] = Field(
         default_factory=list,
@@ -121,7 +127,7 @@ class QuestionToSend(Model):
     text: str
     priority: Severity = Field(description="The question's weight (critical questions: high+)")
     weight: int = Field(description="Its share of the coverage weight")
-    reason: Literal["unknown", "stale"]
+    reason: Literal["unknown", "stale", "not-applicable-undocumented"]
 
 
 class ScoreResult(Model):
