@@ -112,12 +112,9 @@ def coverage_of(
             answered += w
             by_level[a.evidence] += w
             continue
-        if old:
-            stale.append(q.id)
-        if a.not_applicable:
-            undocumented.append(q.id)
+        (stale if old else undocumented if a.not_applicable else []).append(q.id)
         reason: Reason = (
-            "not-applicable-undocumented" if a.not_applicable else "stale" if old else "unknown"
+            "stale" if old else "not-applicable-undocumented" if a.not_applicable else "unknown"
         )
         send.append(
             QuestionToSend(
@@ -138,13 +135,18 @@ def coverage_of(
         ruled_out=list(ruled_out),
         stale=stale,
     )
-    removed = sum(weight(q, scoring) for q in bank.questions if q.id in not_applicable)
-    # never sufficient when what was declared not applicable outweighs what was answered
-    enough = share >= rule.sufficient_at and removed <= answered
-    verdict: EvidenceVerdict = "sufficient" if enough else "insufficient-evidence"
+    verdict = _verdict(bank, result)
     order = {q.id: i for i, q in enumerate(bank.questions)}
     send.sort(key=lambda s: (-s.weight, order[s.id]))
     return result, verdict, send
+
+
+def _verdict(bank: Questionnaire, c: CoverageResult) -> EvidenceVerdict:
+    """Sufficient at ``sufficient_at``, unless the weight declared not applicable outweighs the
+    weight answered (a file of not_applicable answers is not well covered)."""
+    removed = sum(weight(q, bank.scoring) for q in bank.questions if q.id in c.not_applicable)
+    enough = c.share >= c.sufficient_at and removed <= c.answered_weight
+    return "sufficient" if enough else "insufficient-evidence"
 
 
 def _ruling_evidence(q: Question, answers: AnswerSet) -> EvidenceLevel:
