@@ -99,6 +99,33 @@ class DeploymentFacts(Model):
     kv_pool_tokens_after_fix: int | None = None
 
 
+class Platform(Model):
+    """A deployment an advisory is about, and how request logs name it (compared lower-case).
+
+    A row is on this platform when its model id starts with one of ``model_prefixes``, its
+    serving provider is one of ``providers``, or its endpoint contains one of ``endpoints``.
+    """
+
+    name: str
+    providers: list[str] = Field(
+        default_factory=list, description="Serving-provider values logs give (provider fields)"
+    )
+    endpoints: list[str] = Field(
+        default_factory=list, description="Text an endpoint URL of the platform contains"
+    )
+    model_prefixes: list[str] = Field(
+        default_factory=list, description="Model-id prefixes only this platform uses"
+    )
+    sources: list[str] = Field(
+        default_factory=list, description="Where each value was read (product docs, source)"
+    )
+
+    @field_validator("providers", "endpoints", "model_prefixes")
+    @classmethod
+    def _lower(cls, values: list[str]) -> list[str]:
+        return [v.strip().lower() for v in values if v.strip()]
+
+
 class Reference(Model):
     """A public source for the advisory."""
 
@@ -113,6 +140,11 @@ class Advisory(Model):
     title: str
     summary: str
     platform: str
+    platforms: list[Platform] = Field(
+        default_factory=list,
+        description="The deployment(s) the incident is about and how logs identify them; "
+        "empty: rows are not bound to a platform",
+    )
     published: date
     models: AdvisoryModels
     window: Window

@@ -9,6 +9,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from assess.cli.scope_exposure import (
+    _DISCLOSURE_CSV,
+    _NOTIFICATION_PACK,
+    _PLATFORM_MEAN_TOKENS,
+    _PLATFORM_TOKENS,
+    _SERVED_BY,
+    exposure_table,
+    render_method,
+    require_logs,
+    write_exposure_files,
+)
 from assess.cli.scope_infer import SUGGEST, suggest
 from assess.cli.scope_reading import render_reading
 from assess.kernel.errors import UsageError
@@ -22,9 +33,11 @@ HELP = """Scope your exposure to an incident from your own request logs.
 LOGS are files or globs (NDJSON/JSONL, JSON arrays, CSV, Parquet; gzip or zstd). Rows go through
 a preset (--preset auto detects the gateway) into canonical fields; --map fixes anything else.
 
-Received (affected): requests to the model, in the window, with prompt tokens strictly over the
-trigger. Possibly affected: the same with unknown tokens (null, missing or 0). Disclosed: every
-in-window request to the model, any length.
+Received (affected): requests to the model on the advisory's platform, in the window, with prompt
+tokens strictly over the trigger. Possibly affected: the same with unknown tokens, a platform that
+cannot be told, a fallback count or a count near the trigger. Disclosed: the requests that could
+have been read by a leak (docs/exposure.md); --platform-requests with --platform-tokens or
+--platform-mean-tokens give the range of the chance that a leak carried our data.
 
 Exit codes: 0 nothing affected or possibly affected (verdict not_affected); 1 affected or possibly
 affected requests found; 2 bad usage or input, or logs that back no verdict (not_assessable:
@@ -45,37 +58,6 @@ def _ids_csv(run: ScopeRun) -> str:
     return ids_csv_text(list(ids_rows(run.affected_rows())))
 
 
-def _exposure(result: ScopeResult) -> Table:
-    """The exposure table: received, possibly affected and disclosed requests."""
-    a, p, d = result.affected, result.possibly_affected, result.disclosed
-    summary = Table("", "requests", "accounts", "no account", "detail", title="Exposure")
-    summary.add_row(
-        "received (affected)",
-        f"{a.requests:,}",
-        f"{len(a.accounts):,}",
-        f"{a.unattributed:,}",
-        f"{a.sessions:,} sessions; status "
-        + (", ".join(f"{k}: {v}" for k, v in result.status.items()) or "-"),
-    )
-    summary.add_row(
-        "possibly affected",
-        f"{p.requests:,}",
-        f"{len(p.accounts):,}",
-        "",
-        f"estimate from prompt text ({p.with_prompt_text:,}): over {p.estimate_over}, "
-        f"crosses {p.estimate_crosses}, under {p.estimate_under}; status "
-        + (", ".join(f"{k}: {v}" for k, v in p.status.items()) or "-"),
-    )
-    summary.add_row(
-        "disclosed (in pool)",
-        f"{d.requests:,}",
-        f"{d.accounts:,}",
-        f"{d.unattributed:,}",
-        f"{d.prompt_tokens_total:,} prompt tokens over {d.prompt_tokens_known:,} known counts",
-    )
-    return summary
-
-
 def render(result: ScopeResult, console: Console) -> None:
     """Print the summary tables (never prompt or response text)."""
     f, c = result.filter, result.counts
@@ -89,14 +71,12 @@ def render(result: ScopeResult, console: Console) -> None:
         table.add_row(key, f"{value:,}")
     table.add_row("(requests)", f"{result.breakdown.requests:,}")
     console.print(table)
-    console.print(_exposure(result))
-    d = result.disclosed
+    console.print(exposure_table(result))
     if result.per_day:
         console.print(
             "affected per day: " + ", ".join(f"{x.date}: {x.requests}" for x in result.per_day)
         )
-    if d.platform_share is not None:
-        console.print(d.platform_share.formula, markup=False)
+    render_method(result, console)
     fd = result.candidate_foreign_data
     if fd.responses_checked:
         kinds = ", ".join(f"{k}: {v}" for k, v in fd.by_kind.items()) or "none"
@@ -104,6 +84,7 @@ def render(result: ScopeResult, console: Console) -> None:
             f"candidate foreign data: {fd.responses_flagged} of {fd.responses_checked} "
             f"responses hold identifiers absent from their own prompt ({kinds}); values not shown"
         )
+        console.print(f"  not detected: {', '.join(fd.not_detected)}", markup=False)
     else:
         console.print("candidate foreign data: no response text logged for in-scope requests")
     if result.engine is not None:
@@ -199,6 +180,11 @@ def scope_cmd(
     platform_requests: int | None = _PLATFORM_REQUESTS,
     ids_csv: str | None = _IDS_CSV,
     json_out: str | None = _JSON_OUT,
+    platform_tokens: int | None = _PLATFORM_TOKENS,
+    platform_mean_tokens: int | None = _PLATFORM_MEAN_TOKENS,
+    disclosure_csv: str | None = _DISCLOSURE_CSV,
+    notification_pack: str | None = _NOTIFICATION_PACK,
+    served_by: str | None = _SERVED_BY,
     max_line_bytes: int = _MAX_LINE_BYTES,
     explain: bool = _EXPLAIN,
     jobs: int | None = _JOBS,
@@ -208,16 +194,12 @@ def scope_cmd(
     from_engine_results: str | None = _FROM_ENGINE_RESULTS,
     suggest_preset: str | None = SUGGEST,
 ) -> None:
-    _one_stdout(ids_csv, json_out)
-    options: dict[str, Any] = {
-        "incident": incident,
-        "preset": preset,
-        "mapping": mapping,
-        "models": model,
-        "since": since,
-        "until": until,
-        "min_prompt_tokens": min_prompt_tokens,
-    }
+    outputs = _one_stdout(ids_csv, json_out, disclosure_csv, notification_pack)
+    platform: dict[str, Any] = {"platform_tokens": platform_tokens}
+    platform |= {"platform_mean_tokens": platform_mean_tokens, "served_by": served_by}
+    options: dict[str, Any] = {"incident": incident, "preset": preset, "mapping": mapping}
+    options |= {"models": model, "since": since, "until": until}
+    options["min_prompt_tokens"] = min_prompt_tokens
     if emit_sql is not None or from_engine_results is not None:
         _engine_mode(
             emit_sql,
@@ -226,14 +208,12 @@ def scope_cmd(
             (source_table, source_column),
             options,
             (platform_requests, ids_csv, json_out),
+            platform,
+            outputs,
         )
     if suggest_preset is not None and logs:
         suggest(logs, suggest_preset)
-    if not logs:
-        raise UsageError(
-            "scope: give LOGS (files or globs), --emit-sql DIALECT or --from-engine-results",
-            "Example: assess scope 'logs/*.ndjson.gz'",
-        )
+    require_logs(logs)
     from assess.kernel.output import progress_bar
     from assess.scope.api import scope_run
 
@@ -245,8 +225,9 @@ def scope_cmd(
             progress=progress,
             max_line_bytes=max_line_bytes,
             jobs=jobs,
+            **platform,
         )
-    _finish(run, ids_csv, json_out, explain)
+    _finish(run, ids_csv, json_out, explain, outputs)
 
 
 def register(app: typer.Typer) -> None:
@@ -255,12 +236,16 @@ def register(app: typer.Typer) -> None:
     app.command("scope", help=HELP)(scope_cmd)
 
 
-def _one_stdout(ids_csv: str | None, json_out: str | None) -> None:
-    if ids_csv == "-" and json_out == "-":
+def _one_stdout(
+    ids_csv: str | None, json_out: str | None, disclosure: str | None, pack: str | None
+) -> dict[str, Any]:
+    """Refuse two outputs to standard output; return the exposure files asked for."""
+    if [ids_csv, json_out, disclosure].count("-") > 1:
         raise UsageError(
-            "--ids-csv - and --json - would both write to standard output",
-            "Send one of them to a file.",
+            "two of --ids-csv -, --json - and --disclosure-csv - would write to standard output",
+            "Send all but one of them to a file.",
         )
+    return {"disclosure": disclosure, "pack": pack}
 
 
 def _engine_mode(
@@ -270,6 +255,8 @@ def _engine_mode(
     source: tuple[str, str],
     options: dict[str, Any],
     outputs: tuple[int | None, str | None, str | None],
+    platform: dict[str, Any],
+    extra: dict[str, Any],
 ) -> None:
     """--emit-sql: print the query; --from-engine-results: scope the engine's result. Exits."""
     from assess.scope.api import emit_sql as emit_query
@@ -286,22 +273,28 @@ def _engine_mode(
         typer.echo(query.sql, nl=False)
         raise typer.Exit(0)
     assert results is not None
-    run = scope_engine_run(results, platform_requests=platform_requests, logs=logs, **options)
-    _finish(run, ids_csv, json_out, False)
+    run = scope_engine_run(
+        results, platform_requests=platform_requests, logs=logs, **options, **platform
+    )
+    _finish(run, ids_csv, json_out, False, extra)
 
 
-def _finish(run: ScopeRun, ids_csv: str | None, json_out: str | None, explain: bool) -> None:
-    """Write the ids CSV and JSON, print the tables (and how each file was read, with
-    ``explain``), exit with the result's code."""
+def _finish(
+    run: ScopeRun, ids_csv: str | None, json_out: str | None, explain: bool, extra: dict[str, Any]
+) -> None:
+    """Write the ids CSV, the exposure files (``extra``: disclosure CSV, notification pack) and
+    JSON, print the tables (and how each file was read, with ``explain``), exit with the
+    result's code."""
     from assess.kernel.atomic import write_text_or_stdout
     from assess.kernel.output import stderr_console, stdout_console, to_json
 
-    result = run.result
+    result, disclosure = run.result, extra.get("disclosure")
+    write_exposure_files(run, extra)
     if ids_csv is not None:
         write_text_or_stdout(ids_csv, _ids_csv(run))
     if json_out is not None:
         write_text_or_stdout(json_out, to_json(result))
-    to_stdout = "-" in (json_out, ids_csv)
+    to_stdout = "-" in (json_out, ids_csv, disclosure)
     console = stderr_console() if to_stdout else stdout_console()
     if explain:
         render_reading(result, console)

@@ -6,8 +6,10 @@ Definitions (each row is counted once, so the conservation equations hold):
 ``records_read = requests + non_request_records + records_skipped``;
 ``requests = model_matched + model_not_matched``;
 ``model_matched = in_window + model_matched_outside_window``;
-``in_window = over_threshold + at_or_under_threshold + unknown_tokens``.
-Received (affected) = over_threshold; possibly affected = unknown_tokens; disclosed = in_window.
+``in_window = over_threshold + at_or_under_threshold + unknown_tokens`` (what the logs say, on
+any platform). Each in-window row also gets one verdict
+(:mod:`assess.scope.exposure`): affected, possibly affected (with its reason), not affected, cache
+replay, rejected before inference or served elsewhere; disclosed is the source set S.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ import pyarrow.compute as pc
 
 from assess.kernel.common import InputFile
 from assess.kernel.model_ids import normalise_model_id
+from assess.scope.disclosure import disclosed
+from assess.scope.estimate import exposure_range
 from assess.scope.evidence import EXIT_CODES, Tally, Verdict, assess, platform_share
+from assess.scope.exposure import VERDICTS, Exposure
 from assess.scope.filter import end_of_day as end_of_day
 from assess.scope.filter import make_filter as make_filter
 from assess.scope.filter import threshold, window_ns
@@ -35,7 +40,6 @@ from assess.scope.models import (
     Counts,
     DayCount,
     Disclosed,
-    ForeignData,
     LogBatch,
     PossiblyAffected,
     ScopeFilter,
@@ -43,7 +47,7 @@ from assess.scope.models import (
     SkippedRecord,
     TokenEstimate,
 )
-from assess.scope.store import DistinctStrings, RowStore, _ranked, exact_sum
+from assess.scope.store import RowStore, _ranked, foreign_data
 from assess.scope.store import _foreign_column as _foreign_column  # tests call it here
 from assess.scope.text import (
     CHARS_PER_TOKEN_HIGH,
@@ -78,11 +82,10 @@ class ScopeAccumulator:
         self.non_request: Counter[str] = Counter()
         self.skip_reasons: Counter[str] = Counter()
         self.skipped: list[SkippedRecord] = []
-        self.over = self.under = 0
-        self.unknown = RowStore(keep_text)
+        self.over = self.under = self.unknown_tokens = 0
+        self.unknown = RowStore(keep_text)  # possibly affected, each with its reason
         self.affected = RowStore(keep_text)
-        self.disclosed_tokens = self.disclosed_known = self.disclosed_unattributed = 0
-        self._accounts = DistinctStrings()
+        self.exposure = Exposure(scope)
         self.in_window = 0
         #: Requests per model id as logged (None: no model), for the assessment.
         self.models: Counter[str | None] = Counter()
@@ -122,13 +125,13 @@ class ScopeAccumulator:
         return masks
 
     def _needs_text(self, table: pa.Table, scope: Any) -> Any:
-        tokens = table.column("prompt_tokens")
-        needed = pc.or_(pc.is_null(tokens), pc.greater(pc.fill_null(tokens, 0), self._cut))
-        return pc.and_(scope, needed)
+        # every in-scope row: its platform, cache flag and output tokens decide its verdict and
+        # whether it is a source (docs/exposure.md); rows out of scope are never loaded
+        return scope
 
     def text_mask(self, table: pa.Table) -> Any:
-        """Return the rows whose details the scoping keeps: in scope and over or unknown tokens
-        (their ids, status and texts are loaded; no other row's are)."""
+        """Return the rows whose details the scoping keeps: every in-scope row (their ids,
+        status, provider and texts are loaded; no other row's are)."""
         return self._needs_text(table, self._scope_mask(table)[1])
 
     def add(self, batch: LogBatch) -> None:
@@ -179,10 +182,8 @@ class ScopeAccumulator:
         self.in_window += other.in_window
         self.over += other.over
         self.under += other.under
-        self.disclosed_tokens += other.disclosed_tokens
-        self.disclosed_known += other.disclosed_known
-        self.disclosed_unattributed += other.disclosed_unattributed
-        self._accounts.extend(other._accounts)
+        self.unknown_tokens += other.unknown_tokens
+        self.exposure.merge(other.exposure)
         self.affected.extend(other.affected)
         self.unknown.extend(other.unknown)
 
@@ -209,71 +210,58 @@ class ScopeAccumulator:
 
     def _in_scope(self, rows: pa.Table) -> None:
         self.in_window += rows.num_rows
-        tokens, accounts = rows.column("prompt_tokens"), rows.column("account_id")
-        self._accounts.add(accounts)
-        empty = pc.sum(pc.equal(accounts, "")).as_py() or 0
-        self.disclosed_unattributed += accounts.null_count + empty
-        self.disclosed_known += len(tokens) - tokens.null_count
-        self.disclosed_tokens += exact_sum(tokens)
-        over = pc.fill_null(pc.greater(tokens, self._cut), False)
-        over_count = pc.sum(over).as_py() or 0
-        self.over += over_count
-        self.under += len(tokens) - tokens.null_count - over_count
-        if over_count:
-            self.affected.add(rows.filter(over))
-        if tokens.null_count:
-            self.unknown.add(rows.filter(pc.is_null(tokens)))
+        split = self.exposure.add(rows)
+        self.over += split.over
+        self.under += split.under
+        self.unknown_tokens += split.unknown
+        if split.affected.num_rows:
+            self.affected.add(split.affected)
+        if split.possibly.num_rows:
+            self.unknown.add(split.possibly, split.reasons)
 
     # -- result -------------------------------------------------------------------------------
     def result(
-        self, preset: str, inputs: Iterable[InputFile], platform_requests: int | None = None
+        self,
+        preset: str,
+        inputs: Iterable[InputFile],
+        platform_requests: int | None = None,
+        platform_tokens: int | None = None,
+        platform_mean_tokens: int | None = None,
     ) -> ScopeResult:
-        """Return the scope document.
+        """Return the scope document; the platform's request count N and token volume V (or
+        its mean tokens per request) give the exposure range (:mod:`assess.scope.estimate`).
 
         Raises:
-            UsageError: when ``platform_requests`` is below our own in-window request count.
+            UsageError: when ``platform_requests`` is below the source set, or V is more than
+                the context per request.
         """
-        non_request = sum(self.non_request.values())
         counts = Counts(
             records_read=self.read,
             records_skipped=self.skipped_total,
-            non_request_records=non_request,
+            non_request_records=sum(self.non_request.values()),
             model_matched=self.matched,
             in_window=self.in_window,
             over_threshold=self.over,
             at_or_under_threshold=self.under,
-            unknown_tokens=len(self.unknown),
+            unknown_tokens=self.unknown_tokens,
         )
         possibly = self._possibly()
         affected, days, statuses = self._affected()
         assessment = self._assessment()
-        verdict: Verdict = "affected" if self.over or self.unknown else "not_affected"
+        verdict: Verdict = "affected" if self.affected or self.unknown else "not_affected"
         if verdict == "not_affected" and assessment.reasons:
             verdict = "not_assessable"
         return ScopeResult(
             filter=self.filter,
             preset=preset,
             counts=counts,
-            breakdown=Breakdown(
-                requests=self.requests,
-                model_not_matched=self.requests - self.matched,
-                model_matched_outside_window=self.matched - self.in_window,
-                non_request_reasons=dict(self.non_request.most_common()),
-                skipped_reasons=dict(self.skip_reasons.most_common()),
-            ),
+            breakdown=self._breakdown(),
             affected=affected,
             per_day=[DayCount(date=day, requests=n) for day, n in sorted(days.items())],
             status=dict(statuses.most_common()),
             possibly_affected=possibly,
-            disclosed=Disclosed(
-                requests=self.in_window,
-                prompt_tokens_known=self.disclosed_known,
-                prompt_tokens_total=self.disclosed_tokens,
-                accounts=len(self._accounts),
-                unattributed=self.disclosed_unattributed,
-                platform_share=platform_share(self.filter, self.in_window, platform_requests),
-            ),
-            candidate_foreign_data=self._foreign(),
+            disclosed=self._disclosed(platform_requests, platform_tokens, platform_mean_tokens),
+            candidate_foreign_data=foreign_data((self.affected, self.unknown)),
             skipped=self.skipped,
             skipped_listed=len(self.skipped),
             exit_code=EXIT_CODES[verdict],
@@ -281,6 +269,32 @@ class ScopeAccumulator:
             assessment=assessment,
             inputs=list(inputs),
         )
+
+    def _breakdown(self) -> Breakdown:
+        verdicts = self.exposure.verdicts
+        return Breakdown(
+            requests=self.requests,
+            model_not_matched=self.requests - self.matched,
+            model_matched_outside_window=self.matched - self.in_window,
+            non_request_reasons=dict(self.non_request.most_common()),
+            skipped_reasons=dict(self.skip_reasons.most_common()),
+            served_elsewhere=verdicts["served_elsewhere"],
+            served_elsewhere_by_provider=dict(self.exposure.elsewhere.most_common()),
+            by_verdict={k: verdicts[k] for k in VERDICTS},
+        )
+
+    def _disclosed(
+        self, requests: int | None, tokens: int | None, mean_tokens: int | None
+    ) -> Disclosed:
+        """The source set S with the exposure range (N, V or V / N given) and the old
+        uniform-copy share beside it (only when the range applies)."""
+        sources = self.exposure.source_table()
+        ours_over = len(self.affected) + self.exposure.over_possibly
+        estimate = exposure_range(self.filter, sources, ours_over, requests, tokens, mean_tokens)
+        share = None
+        if estimate is not None and estimate.applies and requests is not None:
+            share = platform_share(self.filter, sources.num_rows, requests)
+        return disclosed(self.exposure, share, estimate)
 
     def _assessment(self) -> Assessment:
         """Whether the counts back a verdict (:func:`assess.scope.evidence.assess`)."""
@@ -315,7 +329,9 @@ class ScopeAccumulator:
 
     def _possibly(self) -> PossiblyAffected:
         rows = self.unknown
+        # estimated from the prompt's length only where the count is unknown
         chars = rows.column("prompt_chars")
+        chars = pc.if_else(pc.is_null(rows.column("prompt_tokens")), chars, None)
         # token_range's verdicts by column: over when chars/6 floored exceeds the threshold,
         # under when chars (the high estimate) is at or under it, else crosses
         as_float = pc.cast(chars, pa.float64())
@@ -356,31 +372,7 @@ class ScopeAccumulator:
             estimates=estimates,
             # failed requests (new-api type 5, LiteLLM failure, HTTP 5xx) are counted here
             status=dict(_ranked(pc.fill_null(rows.column("status"), "(none)"))),
-        )
-
-    def _foreign(self) -> ForeignData:
-        kinds: Counter[str] = Counter()
-        flagged: list[str] = []
-        checked = flagged_count = 0
-        for store in (self.affected, self.unknown):
-            found = store.column("foreign")
-            checked += len(found) - found.null_count
-            hits = pc.indices_nonzero(pc.fill_null(pc.not_equal(found, ""), False))
-            flagged_count += len(hits)
-            for row in store.take(hits, _FOREIGN):
-                kinds.update(row["foreign"].split(","))
-                if row["request_id"] is not None:
-                    flagged.append(row["request_id"])
-        return ForeignData(
-            responses_checked=checked,
-            responses_flagged=flagged_count,
-            by_kind=dict(sorted(kinds.items())),
-            request_ids=flagged,
-            note=(
-                "responses of affected and possibly affected requests holding e-mail addresses, "
-                "URLs, key-like tokens, UUIDs, long hex strings or IPv4 addresses that do not "
-                "occur in the request's own prompt; values are never shown"
-            ),
+            by_reason=dict(self.exposure.reasons.most_common()),
         )
 
 

@@ -18,6 +18,7 @@ from assess.kernel.errors import InputError, UsageError
 from assess.kernel.output import ProgressCallback
 from assess.scope.accumulator import ScopeAccumulator
 from assess.scope.evidence import NotAssessable as NotAssessable  # raised by scope_logs
+from assess.scope.filter import with_preset
 from assess.scope.models import ScopeFilter, ScopeResult
 
 if TYPE_CHECKING:
@@ -105,26 +106,30 @@ def scope_run(
     progress: ProgressCallback | None = None,
     max_line_bytes: int | None = None,
     jobs: int | None = None,
+    platform_tokens: int | None = None,
+    platform_mean_tokens: int | None = None,
+    served_by: str | None = None,
 ) -> ScopeRun:
     """Scope ``logs`` (files or globs) as `assess scope` does; see :func:`scope_logs`. A run
     whose logs back no verdict returns ``result.verdict`` ``not_assessable`` (exit code 2)."""
     from assess.scope.evidence import require_evidence, with_reading
     from assess.scope.logs import open_logs, parse_map
 
+    platform = (platform_requests, platform_tokens, platform_mean_tokens)
     maps = parse_map(map_items(mapping))
     scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
-    acc = ScopeAccumulator(scope, keep_text=keep_text)
     reader = open_logs(
         [str(p) for p in logs],
         preset or "auto",
         maps,
         progress=progress,
     )
+    acc = ScopeAccumulator(with_preset(scope, reader.preset, served_by), keep_text=keep_text)
     if max_line_bytes is not None:
         reader.max_line_bytes = max_line_bytes
     reading = _Reading(reader, preset or "auto", maps)
     inputs = _read(reader, acc, jobs, progress, reading.start)
-    result = acc.result(reader.preset.id, inputs, platform_requests)
+    result = acc.result(reader.preset.id, inputs, *platform)
     result = result.model_copy(
         update={"reading": reading.result(), "inputs_not_read": reader.input_notes}
     )
@@ -310,6 +315,9 @@ def scope_engine_run(
     platform_requests: int | None = None,
     keep_text: bool = False,
     logs: Sequence[str | Path] = (),
+    platform_tokens: int | None = None,
+    platform_mean_tokens: int | None = None,
+    served_by: str | None = None,
 ) -> ScopeRun:
     """Return the scope of an engine's result of the :func:`emit_sql` query (same options).
 
@@ -320,6 +328,7 @@ def scope_engine_run(
     from assess.scope.engine_results import result_preset, scope_engine_results
     from assess.scope.evidence import require_evidence
 
+    platform = (platform_requests, platform_tokens, platform_mean_tokens)
     path = Path(results)
     if not path.is_file():
         raise InputError(f"{path}: no such file", "Give the exported result of the query.")
@@ -327,8 +336,9 @@ def scope_engine_run(
     if preset == "auto" and not logs:  # the preset the query was emitted for
         preset = result_preset(path) or preset
     chosen = _preset(preset, mapping, logs)
+    scope = with_preset(scope, chosen, served_by)
     acc, engine = scope_engine_results(path, chosen, scope, keep_text)
-    result = acc.result(chosen.id, [engine.results], platform_requests)
+    result = acc.result(chosen.id, [engine.results], *platform)
     require_evidence(result, chosen.id)
     result = result.model_copy(update={"engine": engine})
     return ScopeRun(result=result, files=[path], accumulator=acc)
@@ -348,17 +358,18 @@ def scope_logs(
     progress: ProgressCallback | None = None,
     max_line_bytes: int | None = None,
     jobs: int | None = None,
+    platform_tokens: int | None = None,
+    platform_mean_tokens: int | None = None,
+    served_by: str | None = None,
 ) -> ScopeResult:
     """Scope request logs against an incident advisory: the model of `assess scope --json`.
 
-    ``logs`` are files, globs or URLs (``s3://`` and ``gs://`` globs, ``https://``;
-    NDJSON/JSON/CSV/Parquet, gzip or zstd); ``preset`` is a preset id, a YAML file or ``auto``;
-    ``mapping`` is ``{"canonical": "dotted.path"}`` (or
-    ``["canonical=dotted.path"]``); ``models``, ``since``, ``until`` (datetimes or ISO text) and
-    ``min_prompt_tokens`` replace the advisory's; NDJSON lines over ``max_line_bytes`` (default
-    16 MiB) are skipped and listed; ``jobs`` processes read the files (0: one per core; default:
-    one per core for several files of 256 MiB or more in all; the same document as serial).
-    ``result.exit_code`` is what the CLI exits with; ``result.verdict`` says affected or not.
+    ``logs``: files, globs or URLs (s3://, gs://, https://); ``preset``: an id, a YAML file, auto;
+    ``mapping`` is ``{"canonical": "dotted.path"}`` (or ``["canonical=dotted.path"]``);
+    ``models``, ``since``, ``until`` (datetimes or ISO text) and ``min_prompt_tokens`` replace
+    the advisory's (its figures then no longer apply); N, V or V/N (``platform_*``) give the range
+    ``disclosed.estimate`` (docs/exposure.md); NDJSON lines over ``max_line_bytes`` (16 MiB) are
+    skipped and listed; ``jobs`` processes read the files (0: one per core; same document).
 
     Raises:
         NotAssessable: (an InputError) the logs back no verdict: no usable request, a required
@@ -380,6 +391,9 @@ def scope_logs(
         progress=progress,
         max_line_bytes=max_line_bytes,
         jobs=jobs,
+        platform_tokens=platform_tokens,
+        platform_mean_tokens=platform_mean_tokens,
+        served_by=served_by,
     ).result
     if result.verdict == "not_assessable":
         raise NotAssessable(result)

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from assess.kernel.common import hash_file
 from assess.kernel.errors import InputError
 from assess.scope.accumulator import ScopeAccumulator
+from assess.scope.fields import EXPOSURE_FIELDS
 from assess.scope.logs.presets import Preset
 from assess.scope.models import BATCH_SCHEMA, EngineRun, LogBatch, ScopeFilter
 from assess.scope.sql import RESULT_COLUMNS, fingerprint, scoping_query
@@ -43,6 +44,9 @@ def read_results(path: Path) -> pa.Table:
             "Export the whole result as CSV with a header, Parquet, NDJSON or a JSON array.",
         ) from exc
     table = table.rename_columns([name.lower() for name in table.column_names])
+    for name in EXPOSURE_FIELDS:  # added after the first queries: older results lack them
+        if name not in table.column_names:
+            table = table.append_column(name, pa.nulls(table.num_rows, pa.large_string()))
     missing = [c for c in RESULT_COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(

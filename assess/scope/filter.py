@@ -7,6 +7,7 @@ from datetime import UTC, datetime, time
 from assess.advisories.models import Advisory
 from assess.kernel.errors import UsageError
 from assess.kernel.model_ids import normalise_model_id
+from assess.scope.logs.presets import Preset
 from assess.scope.logs.records import MAX_TOKENS
 from assess.scope.logs.timestamps import MAX_NS, MIN_NS, datetime_to_ns
 from assess.scope.models import ScopeFilter
@@ -45,6 +46,9 @@ def make_filter(
     threshold = min_prompt_tokens
     if threshold is None:
         threshold = advisory.trigger.prompt_tokens_gt if advisory else 0
+    own = advisory is not None and not names and since is None and until is None
+    own = own and min_prompt_tokens in (None, threshold if advisory else None)
+    deployment = advisory.deployment if advisory else None
     return ScopeFilter(
         advisory_id=advisory.id if advisory else None,
         model_names=names or (advisory.models.names if advisory else []),
@@ -52,6 +56,13 @@ def make_filter(
         until=end,
         min_prompt_tokens=threshold,
         leaked_responses=advisory.leaked_responses if advisory else None,
+        # the advisory's platform is a fact about its models: --model asks about another
+        platforms=list(advisory.platforms) if advisory and not names else [],
+        advisory_filter=own,
+        context_tokens=(deployment.advertised_context_tokens or deployment.kv_pool_tokens)
+        if deployment
+        else None,
+        advisory_published=advisory.published if advisory else None,
     )
 
 
@@ -80,3 +91,15 @@ def end_of_day(day: datetime) -> datetime:
     """Return 23:59:59.999999 UTC of ``day`` (a bare ``--until`` date includes the whole day,
     to its last nanosecond: see :func:`window_ns`)."""
     return datetime.combine(day.date(), time(23, 59, 59, 999_999), tzinfo=UTC)
+
+
+def with_preset(scope: ScopeFilter, preset: Preset, served_by: str | None = None) -> ScopeFilter:
+    """Return ``scope`` with what the preset tells about its rows: the platform that serves
+    every record of its export (``served_by``, the user's statement, first; else the preset's),
+    and whether it gives a native prompt count beside the fallback one."""
+    return scope.model_copy(
+        update={
+            "serving_platform": served_by or preset.platform,
+            "native_counts": bool(preset.fields.get("prompt_tokens_native")),
+        }
+    )

@@ -10,8 +10,10 @@ from typing import Any, Literal
 import pyarrow as pa
 from pydantic import Field
 
+from assess.advisories.models import Platform
 from assess.kernel.common import InputFile
 from assess.kernel.model import Model
+from assess.scope.exposure_models import ExposureRange, SourceAccount, SourceRequest
 from assess.scope.fields import CANONICAL_FIELDS, INTEGER_FIELDS
 
 #: Text columns are large_string: what polars hands over, so no copy is made.
@@ -85,6 +87,23 @@ class ScopeFilter(Model):
     until: datetime
     min_prompt_tokens: int = Field(ge=0, description="Over threshold means strictly greater")
     leaked_responses: int | None = None
+    platforms: list[Platform] = Field(
+        default_factory=list, description="The advisory's platforms (empty: no platform binding)"
+    )
+    serving_platform: str | None = Field(
+        default=None, description="The platform the preset's export is served by, if one"
+    )
+    native_counts: bool = Field(
+        default=False, description="The preset tells a native prompt count from a fallback one"
+    )
+    advisory_filter: bool = Field(
+        default=False,
+        description="Models, window and trigger are all the advisory's (its figures apply)",
+    )
+    context_tokens: int | None = Field(
+        default=None, description="The most tokens a leaked response attended over (C)"
+    )
+    advisory_published: date | None = None
 
 
 class Counts(Model):
@@ -108,6 +127,15 @@ class Breakdown(Model):
     model_matched_outside_window: int
     non_request_reasons: dict[str, int]
     skipped_reasons: dict[str, int]
+    served_elsewhere: int = Field(
+        default=0, description="In-window requests served by another platform than the advisory's"
+    )
+    served_elsewhere_by_provider: dict[str, int] = Field(default_factory=dict)
+    by_verdict: dict[str, int] = Field(
+        default_factory=dict,
+        description="In-window requests by verdict: affected, possibly_affected, not_affected, "
+        "cache_replay, rejected_before_inference, served_elsewhere (they add up to in_window)",
+    )
 
 
 class AccountCount(Model):
@@ -164,6 +192,9 @@ class PossiblyAffected(Model):
     status: dict[str, int] = Field(
         default_factory=dict, description="Requests per status (failed calls show here)"
     )
+    by_reason: dict[str, int] = Field(
+        default_factory=dict, description="Why each is possibly affected (one reason each)"
+    )
 
 
 class PlatformShare(Model):
@@ -178,7 +209,9 @@ class PlatformShare(Model):
 
 
 class Disclosed(Model):
-    """All in-window requests to the model (any length): prompts that sat in the shared pool."""
+    """The source set S: in-window requests that could have been read by a leak (reached the
+    model on the platform or an unknown one, prompt at or under the trigger or unknown, not a
+    cache replay, not rejected before inference). See docs/exposure.md."""
 
     requests: int
     prompt_tokens_known: int
@@ -186,6 +219,19 @@ class Disclosed(Model):
     accounts: int
     unattributed: int
     platform_share: PlatformShare | None = None
+    output_tokens_known: int = 0
+    output_tokens_total: int = 0
+    platform_unknown: int = Field(default=0, description="Requests of S on a platform not told")
+    first: datetime | None = None
+    last: datetime | None = None
+    excluded: dict[str, int] = Field(
+        default_factory=dict, description="In-window requests left out of S, by reason"
+    )
+    by_account: list[SourceAccount] = Field(default_factory=list)
+    request_list: list[SourceRequest] = Field(
+        default_factory=list, description="The first 1,000 requests of S by time, then id"
+    )
+    estimate: ExposureRange | None = None
 
 
 class ForeignData(Model):
@@ -196,6 +242,9 @@ class ForeignData(Model):
     by_kind: dict[str, int]
     request_ids: list[str]
     note: str
+    not_detected: list[str] = Field(
+        default_factory=list, description="What the check cannot see (a clean result is no proof)"
+    )
 
 
 class FieldReading(Model):

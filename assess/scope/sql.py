@@ -28,7 +28,7 @@ from typing import Any
 
 from assess.kernel.errors import UsageError
 from assess.kernel.model_ids import BUILD_SUFFIXES
-from assess.scope.fields import CANONICAL_FIELDS, INTEGER_FIELDS
+from assess.scope.fields import CANONICAL_FIELDS, EXPOSURE_FIELDS, INTEGER_FIELDS
 from assess.scope.filter import threshold, window_ns
 from assess.scope.logs.presets import Condition, Preset
 from assess.scope.models import ScopeFilter
@@ -231,7 +231,8 @@ def _select(threshold: int) -> str:
   ts_ns AS timestamp_ns, model_raw AS model, prompt_tokens, request_id, account_id, session_id,
   status,
   CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {threshold} THEN prompt END AS prompt,
-  CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {threshold} THEN response END AS response
+  CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {threshold} THEN response END AS response,
+  {", ".join(EXPOSURE_FIELDS)}
 FROM kept
 UNION ALL
 SELECT 'total', name, n, {_nulls()}

@@ -7,6 +7,7 @@ distinct accounts of every in-window request.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,10 +15,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from assess.scope.fields import ID_FIELDS, ROW_FIELDS
-from assess.scope.models import BATCH_SCHEMA, TEXT
-from assess.scope.text import MAYBE_FOREIGN, foreign_kinds
+from assess.scope.models import BATCH_SCHEMA, TEXT, ForeignData
+from assess.scope.text import MAYBE_FOREIGN, NOT_DETECTED, foreign_kinds
 
-_STORE_TYPES = {"prompt_chars": pa.int64(), "foreign": TEXT}
+_STORE_TYPES = {"prompt_chars": pa.int64(), "foreign": TEXT, "reason": TEXT}
 
 
 class DistinctStrings:
@@ -72,8 +73,9 @@ class RowStore:
     def __bool__(self) -> bool:
         return self._count > 0
 
-    def add(self, rows: pa.Table) -> None:
-        """Keep ``rows``: ids with "" as null, prompt length, foreign-data kinds (no text)."""
+    def add(self, rows: pa.Table, reason: Any = None) -> None:
+        """Keep ``rows``: ids with "" as null, prompt length, foreign-data kinds (no text), and
+        each row's ``reason`` when given (why it is possibly affected)."""
         columns = {name: rows.column(name) for name in self.COLUMNS}
         for name in ID_FIELDS:
             column = columns[name]
@@ -82,6 +84,8 @@ class RowStore:
         columns["foreign"] = _foreign_column(rows.column("response"), rows.column("prompt"))
         if self._keep_text:
             columns["prompt"], columns["response"] = rows.column("prompt"), rows.column("response")
+        if reason is not None:
+            columns["reason"] = reason
         self._tables.append(pa.table(columns))
         self._count += rows.num_rows
 
@@ -161,3 +165,37 @@ def exact_sum(values: Any) -> int:
     high = pc.sum(pc.shift_right(values, 32)).as_py() or 0
     low = pc.sum(pc.bit_wise_and(values, 0xFFFFFFFF)).as_py() or 0
     return int(high) * (1 << 32) + int(low)
+
+
+_FOREIGN = ("foreign", "request_id")
+
+
+def foreign_data(stores: tuple[RowStore, ...]) -> ForeignData:
+    """Return the candidate foreign data of the responses kept in ``stores`` (values never
+    shown), with what the check cannot see."""
+    kinds: Counter[str] = Counter()
+    flagged: list[str] = []
+    checked = flagged_count = 0
+    for store in stores:
+        found = store.column("foreign")
+        checked += len(found) - found.null_count
+        hits = pc.indices_nonzero(pc.fill_null(pc.not_equal(found, ""), False))
+        flagged_count += len(hits)
+        for row in store.take(hits, _FOREIGN):
+            kinds.update(row["foreign"].split(","))
+            if row["request_id"] is not None:
+                flagged.append(row["request_id"])
+    return ForeignData(
+        responses_checked=checked,
+        responses_flagged=flagged_count,
+        by_kind=dict(sorted(kinds.items())),
+        request_ids=flagged,
+        note=(
+            "responses of affected and possibly affected requests holding e-mail addresses, "
+            "URLs, key-like tokens, UUIDs, long hex strings or IPv4 addresses that do not "
+            "occur in the request's own prompt; values are never shown. It does not detect "
+            "names, health data, addresses or free text: an unflagged response can still "
+            "hold another tenant's data"
+        ),
+        not_detected=list(NOT_DETECTED),
+    )

@@ -32,6 +32,14 @@ _KINDS: dict[str, re.Pattern[str]] = {
     "ipv4": re.compile(r"\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b"),
 }
 FOREIGN_KINDS = tuple(_KINDS)
+#: What the candidate foreign-data check cannot see (said in every result that reports it).
+NOT_DETECTED = (
+    "personal names",
+    "health, financial or other sensitive facts",
+    "postal addresses and phone numbers",
+    "free text (prose, code, documents) of another tenant",
+    "identifiers that also occur in the request's own prompt",
+)
 #: RE2 (``pyarrow.compute``) pattern matching every text in which some pattern above can match
 #: (a superset: literal prefixes, hex runs, a digit-dot-digit for IPv4, any "@"); texts it does
 #: not match are checked no further.

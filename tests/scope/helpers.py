@@ -16,6 +16,7 @@ import zstandard
 
 from assess.advisories.catalogue import get_advisory
 from assess.scope.accumulator import ScopeAccumulator, make_filter
+from assess.scope.filter import with_preset
 from assess.scope.logs import open_logs
 from assess.scope.logs.presets import CANONICAL_FIELDS
 from assess.scope.models import ScopeResult
@@ -62,8 +63,10 @@ def scope(
     advisory = get_advisory("glm-5.3-kv-leak")
     platform = options.pop("platform_requests", None)
     mapping = options.pop("mapping", None)
-    acc = ScopeAccumulator(make_filter(advisory, **options))
-    reader = open_logs([str(p) for p in paths], preset, mapping, want_text=acc.text_mask)
+    served_by = options.pop("served_by", None)
+    reader = open_logs([str(p) for p in paths], preset, mapping)
+    acc = ScopeAccumulator(with_preset(make_filter(advisory, **options), reader.preset, served_by))
+    reader.want_text = acc.text_mask
     reader.fast = fast and reader.fast
     for batch in reader.batches():
         acc.add(batch)
@@ -77,8 +80,11 @@ def conserved(result: ScopeResult) -> None:
     assert b.requests == c.model_matched + b.model_not_matched
     assert c.model_matched == c.in_window + b.model_matched_outside_window
     assert c.in_window == c.over_threshold + c.at_or_under_threshold + c.unknown_tokens
-    assert result.affected.requests == c.over_threshold
-    assert result.possibly_affected.requests == c.unknown_tokens
-    assert result.disclosed.requests == c.in_window
+    verdicts = b.by_verdict
+    assert sum(verdicts.values()) == c.in_window
+    assert result.affected.requests == verdicts["affected"] <= c.over_threshold
+    assert result.possibly_affected.requests == verdicts["possibly_affected"]
+    assert result.possibly_affected.by_reason.get("unknown prompt tokens", 0) <= c.unknown_tokens
+    assert result.disclosed.requests <= c.at_or_under_threshold + c.unknown_tokens
     assert sum(b.skipped_reasons.values()) == c.records_skipped
     assert sum(b.non_request_reasons.values()) == c.non_request_records

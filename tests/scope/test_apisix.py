@@ -27,14 +27,16 @@ def _entries() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("preset", ["auto", "apisix-ai-proxy"])
 def test_the_sample_by_detection_and_by_id(preset: str) -> None:
-    result = scope_run([str(SAMPLE)], preset=preset).result
+    # the preset maps no provider field: the served-by statement binds the entries
+    result = scope_run([str(SAMPLE)], preset=preset, served_by="workers-ai").result
     conserved(result)
     assert result.preset == "apisix-ai-proxy"
     assert result.counts.model_dump() == EXPECTED["counts"]
     assert result.affected.request_ids == EXPECTED["affected"]["request_ids"]
     # the end user wins over the consumer (a01's consumer is a team key)
     assert [a.account_id for a in result.affected.accounts] == ["acct-a", "acct-b"]
-    assert result.possibly_affected.status == {"429": 1}
+    # the 429 was refused before inference: neither possibly affected nor a source
+    assert result.breakdown.by_verdict["rejected_before_inference"] == 1
 
 
 def test_an_http_logger_batch_reads_the_same_entries(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ def _row(**kw: object) -> dict[str, object]:
         "prompt_tokens": 700000,
         "request_id": "r",
         "account_id": "a",
+        "provider": "workers-ai",  # served on the advisory's platform (docs/exposure.md)
     }
     base.update(kw)
     return base
@@ -36,7 +37,8 @@ def test_threshold_is_strictly_greater(tmp_path: Path) -> None:
     result = scope([_log(tmp_path, [_row(prompt_tokens=681280), _row(prompt_tokens=681281)])])
     assert result.counts.over_threshold == 1
     assert result.counts.at_or_under_threshold == 1
-    assert result.disclosed.prompt_tokens_total == 681280 + 681281
+    # only the one at the trigger could have been read; the one over it was a placeholder
+    assert result.disclosed.prompt_tokens_total == 681280
 
 
 def test_window_ends_are_instants_not_strings(tmp_path: Path) -> None:
@@ -144,7 +146,8 @@ def test_affected_breakdowns(tmp_path: Path) -> None:
         ("2026-09-01", 2),
         ("2026-09-02", 1),
     ]
-    assert result.disclosed.accounts == 1 and result.disclosed.unattributed == 1
+    # every request was over the trigger: none could have been read
+    assert result.disclosed.accounts == 0 and result.disclosed.unattributed == 0
 
 
 def _batch(models: list[str | None], stamps: list[int]) -> LogBatch:

@@ -86,6 +86,10 @@ def test_plan_reads_plain_text_keys_as_columns_and_leaves_the_rest_to_lines() ->
     assert plan.texts == {
         "request_id": ["request_id", "requestId"],
         "status": ["status"],
+        "provider": ["provider"],
+        "endpoint": ["endpoint"],
+        "output_tokens": ["output_tokens", "outputTokens"],
+        "cache_hit": ["cache_hit", "cacheHit"],
         "response": ["response"],
     }
     assert {f.name for f in plan.schema} == {

@@ -24,7 +24,7 @@ EXPECTED = json.loads(
 
 @pytest.mark.parametrize("preset", ["auto", "kong-ai-gateway"])
 def test_the_sample_by_detection_and_by_id(preset: str) -> None:
-    result = scope_run([str(SAMPLE)], preset=preset).result
+    result = scope_run([str(SAMPLE)], preset=preset, served_by="workers-ai").result
     conserved(result)
     assert result.preset == "kong-ai-gateway"
     assert result.counts.model_dump() == EXPECTED["counts"]
@@ -37,7 +37,7 @@ def test_an_http_log_batch_reads_the_same_entries(tmp_path: Path) -> None:
     entries = [json.loads(line) for line in SAMPLE.read_text().splitlines()[:-1]]
     path = tmp_path / "http-log-batch.json"
     path.write_text(json.dumps(entries))
-    result = scope_run([str(path)]).result
+    result = scope_run([str(path)], served_by="workers-ai").result
     conserved(result)
     assert result.preset == "kong-ai-gateway"
     assert result.counts.over_threshold == EXPECTED["counts"]["over_threshold"]
@@ -45,7 +45,7 @@ def test_an_http_log_batch_reads_the_same_entries(tmp_path: Path) -> None:
 
 
 def test_explain_names_each_generation_s_path(run_cli: Any) -> None:
-    result = run_cli("scope", str(SAMPLE), "--explain", "--json", "-")
+    result = run_cli("scope", str(SAMPLE), "--served-by", "workers-ai", "--explain", "--json", "-")
     (reading,) = json.loads(result.stdout)["reading"]
     fields = {f["field"]: f for f in reading["fields"]}
     assert fields["prompt_tokens"]["by_path"] == {

@@ -32,6 +32,7 @@ def _records(n: int) -> list[dict[str, typing.Any]]:
             "account_id": f"a{i % 4}",
             "session_id": f"s{i}",
             "status": 200,
+            "provider": "workers-ai",
             "prompt": "p" * i,
             "response": "ok",
         }
@@ -46,7 +47,7 @@ def test_every_sniffed_format_has_a_reader() -> None:
 def test_the_canonical_fields_have_one_home() -> None:
     assert presets.CANONICAL_FIELDS is fields.CANONICAL_FIELDS
     assert tuple(BATCH_SCHEMA.names) == fields.CANONICAL_FIELDS
-    assert set(fields.ROW_FIELDS) | set(fields.TEXT_FIELDS) == set(fields.CANONICAL_FIELDS)
+    assert set(fields.ROW_FIELDS) | set(fields.LATE_FIELDS) == set(fields.CANONICAL_FIELDS)
     assert set(fields.FAST_FIELDS) | set(fields.LOADED_FIELDS) == set(fields.CANONICAL_FIELDS)
 
 

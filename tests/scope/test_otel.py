@@ -32,7 +32,7 @@ def _minus_skipped(counts: dict[str, int]) -> dict[str, int]:
 
 @pytest.mark.parametrize("preset", ["auto", "otel-genai"])
 def test_the_sample_by_detection_and_by_id(preset: str) -> None:
-    result = scope_run([str(SAMPLE)], preset=preset).result
+    result = scope_run([str(SAMPLE)], preset=preset, served_by="workers-ai").result
     conserved(result)
     assert result.preset == "otel-genai"
     assert result.counts.model_dump() == EXPECTED["counts"]
@@ -61,7 +61,7 @@ def test_every_form_of_a_traces_data_reads_the_same_spans(tmp_path: Path, form: 
     else:
         path = tmp_path / "spans.jsonl.gz"
         path.write_bytes(gzip.compress(b"".join(json.dumps(b).encode() + b"\n" for b in batches)))
-    result = scope_run([str(path)]).result
+    result = scope_run([str(path)], served_by="workers-ai").result
     conserved(result)
     assert result.preset == "otel-genai"
     assert result.counts.model_dump() == _minus_skipped(EXPECTED["counts"])
@@ -70,10 +70,12 @@ def test_every_form_of_a_traces_data_reads_the_same_spans(tmp_path: Path, form: 
 
 def test_resource_attributes_are_readable() -> None:
     result = scope_run(
-        [str(SAMPLE)], mapping={"account_id": "resource.attributes.service.name"}
+        [str(SAMPLE)],
+        mapping={"account_id": "resource.attributes.service.name"},
+        served_by="workers-ai",
     ).result
     assert [(a.account_id, a.requests) for a in result.affected.accounts] == [("chat-api", 4)]
-    assert result.disclosed.accounts == 2  # chat-api and batch-worker (s06, s07)
+    assert result.disclosed.accounts == 1  # batch-worker (s06, s07); chat-api's were over
     assert result.disclosed.unattributed == 0
 
 
@@ -93,10 +95,11 @@ def test_int64_as_numbers_and_the_older_conventions_alone(tmp_path: Path) -> Non
     path = tmp_path / "old.jsonl"
     body = {"resourceSpans": [{"resource": {}, "scopeSpans": [{"scope": {}, "spans": [span]}]}]}
     path.write_text(json.dumps(body) + "\n")
-    result = scope_run([str(path)]).result
+    result = scope_run([str(path)], served_by="workers-ai").result
     assert result.preset == "otel-genai"
     assert result.affected.request_ids == ["b7ad6b7169203331"]  # no response id: the span id
-    assert result.disclosed.prompt_tokens_total == 700000
+    assert result.counts.over_threshold == 1  # 700,000 read
+    assert result.disclosed.prompt_tokens_total == 0  # over the trigger: not a source
 
 
 def test_parallel_jobs_read_spans_as_serial(tmp_path: Path) -> None:
@@ -105,15 +108,15 @@ def test_parallel_jobs_read_spans_as_serial(tmp_path: Path) -> None:
         path = tmp_path / f"spans-{n}.jsonl"
         path.write_bytes(SAMPLE.read_bytes())
         logs.append(str(path))
-    serial = scope_run(logs, jobs=1).result
-    both = scope_run(logs, jobs=2).result
+    serial = scope_run(logs, jobs=1, served_by="workers-ai").result
+    both = scope_run(logs, jobs=2, served_by="workers-ai").result
     assert both.counts == serial.counts
     assert both.counts.over_threshold == 2 * EXPECTED["counts"]["over_threshold"]
     assert both.affected.request_ids == serial.affected.request_ids
 
 
 def test_explain_shows_the_attribute_paths(run_cli: Any) -> None:
-    result = run_cli("scope", str(SAMPLE), "--explain", "--json", "-")
+    result = run_cli("scope", str(SAMPLE), "--served-by", "workers-ai", "--explain", "--json", "-")
     assert result.exit_code == 1
     document = json.loads(result.stdout)
     (reading,) = document["reading"]

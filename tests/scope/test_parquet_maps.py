@@ -43,4 +43,8 @@ def test_a_map_column_is_walked_like_an_object(tmp_path: Path, fast: bool) -> No
     assert out["counts"]["over_threshold"] == 1  # o1: usage_details.input 700,000
     assert out["counts"]["unknown_tokens"] == 1  # o2: no input key
     assert out["counts"]["non_request_records"] == 1
-    assert out["affected"]["accounts"] == [{"account_id": "acct-a", "requests": 1}]
+    # Langfuse names no serving provider: o1 (over) and o2 (unknown) are possibly affected
+    assert out["possibly_affected"]["accounts"] == [
+        {"account_id": "acct-a", "requests": 1},
+        {"account_id": "acct-b", "requests": 1},
+    ]

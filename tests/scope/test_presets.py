@@ -55,6 +55,10 @@ def test_every_shipped_preset_loads_and_is_named_by_its_file() -> None:
         "status",
         "prompt",
         "response",
+        "provider",
+        "endpoint",
+        "output_tokens",
+        "cache_hit",
     }
 
 
@@ -184,4 +188,5 @@ def test_auto_refuses_files_of_two_products_in_one_run() -> None:
     both = scope([SAMPLES / "litellm.ndjson", SAMPLES / "litellm-spendlogs.csv"], preset="auto")
     assert both.preset == "litellm"
     azure = scope([SAMPLES / "azure-apim-gateway.csv", SAMPLES / "azure-apim.csv"], preset="auto")
-    assert azure.preset == "azure-apim" and azure.affected.unattributed == 1
+    assert azure.preset == "azure-apim" and azure.affected.requests == 0
+    assert azure.breakdown.served_elsewhere == azure.counts.in_window  # Azure, not Workers AI

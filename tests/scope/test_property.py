@@ -114,6 +114,7 @@ def test_scope_matches_brute_force(items: list[Any], gz: bool, fast: bool) -> No
                     "prompt_tokens": item["prompt_tokens"],
                     "request_id": f"r{i}",
                     "account_id": item["account_id"],
+                    "provider": "workers-ai",
                 }
             )
     with tempfile.TemporaryDirectory() as folder:

@@ -159,6 +159,11 @@ class Preset(Model):
         "holding one is passed over, as an empty one is",
     )
     join: Join | None = None
+    platform: str | None = Field(
+        default=None,
+        description="Optional: the platform every record of this export was served by "
+        "(Bedrock's own logs: aws-bedrock), for rows with no provider field",
+    )
     priority: int = Field(
         default=0, description="Optional: breaks --preset auto ties (higher wins)"
     )

@@ -281,7 +281,9 @@ def _text_columns(
     planned: dict[str, list[str]] = {}
     for name in LOADED_FIELDS:
         paths = preset.fields.get(name, [])
-        allowed = (str, int) if name == "status" else (str,)
+        allowed = (
+            (str, int) if name in ("status", "output_tokens", "prompt_tokens_native") else (str,)
+        )
         if not paths or name in preset.no_value or any(p in tree for p in paths):
             continue  # (placeholders: the record path's loader passes them over)
         fits = True

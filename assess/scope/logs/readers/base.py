@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from assess.scope.fields import ROW_FIELDS, TEXT_FIELDS
+from assess.scope.fields import LATE_FIELDS, ROW_FIELDS
 from assess.scope.logs import envelopes, formats
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.records import Row, classify, details
@@ -136,7 +136,7 @@ class Builder:
         for row in self.rows:
             for name in ROW_FIELDS:
                 columns[name].append(getattr(row, name))
-        for name in TEXT_FIELDS:
+        for name in LATE_FIELDS:
             columns[name] = [None] * len(self.rows)
         return pa.table(columns, schema=BATCH_SCHEMA)
 
@@ -144,7 +144,7 @@ class Builder:
         """Return ``table`` (from :meth:`table`) with the texts of the ``mask`` rows."""
         records = self.records
         return fill_details(
-            self.ctx.preset, table, lambda rows: [records[i] for i in rows], TEXT_FIELDS, mask
+            self.ctx.preset, table, lambda rows: [records[i] for i in rows], LATE_FIELDS, mask
         )
 
     def batch(self) -> LogBatch:

@@ -104,7 +104,8 @@ class _Details:
         if not pc.any(mask).as_py():
             return table
         texts = self.texts
-        if texts is not None and set(LOADED_FIELDS) <= texts.names:
+        mapped = {name for name in LOADED_FIELDS if self.ctx.preset.fields.get(name)}
+        if texts is not None and mapped <= texts.names:  # an unmapped field stays null
             table, mask = _columnar_details(table, mask, self.slow, texts)
             if mask is None:
                 return table

@@ -1,0 +1,302 @@
+"""Each in-window request's platform and verdict, and the source set S (docs/exposure.md).
+
+The accumulator hands every in-window request to the model here, its details loaded. A row is
+*served elsewhere* when its serving provider or endpoint names another platform than the
+advisory's; otherwise its verdict comes from its prompt count against the trigger, the platform
+being confirmed, the count being native, and its distance from the trigger. The source set S
+holds the requests that could have been read by a leak: they reached the model (not a cache
+replay, not rejected before inference), on the platform or on one that cannot be told, with a
+prompt at or under the trigger or of unknown length (an over-length prompt was replaced by a
+one-token placeholder and never written to the pool). Columnar: no Python object per row.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from assess.scope.filter import threshold as cut
+from assess.scope.models import TEXT, ScopeFilter
+
+ON, ELSEWHERE, UNKNOWN = "on", "elsewhere", "unknown"
+#: A native count this close to the trigger (either side, in hundredths of it) is "possibly
+#: affected". 0: a native count is the provider's usage count, the engine's own prefill length
+#: after the chat template, which is what the trigger compares (docs/exposure.md); a count that
+#: is not native has its own margin below. Raise it for a preset whose counts are estimates.
+MARGIN_PERCENT = 0
+#: A fallback count (OpenRouter's normalised tokens_prompt where native_tokens_prompt is null)
+#: was -3% to +13% of the native count on the same requests of the shipped sample: the native
+#: count can be over the trigger while the fallback is as low as 97% of it.
+FALLBACK_LOW_PERCENT = 97
+
+REASON_UNKNOWN = "unknown prompt tokens"
+REASON_PLATFORM = "over the trigger, platform not identified (no provider, endpoint or prefix)"
+REASON_FALLBACK = "fallback token count (native count missing; they differ by -3% to +13%)"
+REASON_MARGIN = "count within the margin of the trigger"
+EXCLUDED_OVER = "over the trigger: prompt replaced by a placeholder, never written to the pool"
+EXCLUDED_REPLAY = "cache replay: answered from a cache, never reached the model"
+EXCLUDED_REJECTED = "rejected before inference (HTTP 4xx)"
+EXCLUDED_ELSEWHERE = "served by another platform"
+#: Cache flags that mean "answered from the cache" (LiteLLM cache_hit, Cloudflare cached,
+#: Portkey cache_status), compared lower-case.
+REPLAY_VALUES = ("true", "1", "yes", "hit", "semantic hit")
+#: Routers and gateways: a provider or endpoint naming one of them does not tell which platform
+#: served the request (OpenRouter routes to Z.AI, Cloudflare and others; LiteLLM's provider is
+#: "openrouter" when it forwards there), so it is no evidence either way.
+ROUTER_PROVIDERS = ("openrouter", "litellm_proxy", "litellm", "portkey", "helicone")
+ROUTER_ENDPOINTS = ("openrouter.ai", "portkey.ai", "helicone.ai", "gateway.ai.cloudflare.com")
+#: The verdicts of in-window rows, in the order ``breakdown.by_verdict`` lists them.
+VERDICTS = (
+    "affected",
+    "possibly_affected",
+    "not_affected",
+    "cache_replay",
+    "rejected_before_inference",
+    "served_elsewhere",
+)
+SOURCE_COLUMNS = (
+    "timestamp",
+    "request_id",
+    "account_id",
+    "prompt_tokens",
+    "output_tokens",
+    "platform",
+)
+
+
+def _text(column: Any) -> Any:
+    """Lower-case trimmed text, "" as null."""
+    lowered = pc.utf8_lower(pc.utf8_trim_whitespace(column))
+    return pc.if_else(pc.equal(lowered, ""), pa.scalar(None, lowered.type), lowered)
+
+
+def _any(masks: list[Any], length: int) -> Any:
+    out: Any = pa.array([False] * length)
+    for mask in masks:
+        out = pc.or_(out, pc.fill_null(mask, False))
+    return out
+
+
+def platform_of(rows: pa.Table, scope: ScopeFilter) -> Any:
+    """Return each row's platform verdict: ``on`` (a model prefix, provider or endpoint of the
+    advisory's platforms), ``elsewhere`` (a provider or endpoint naming another one, or the
+    preset's own platform when it is another) or ``unknown``. No platform named: all ``on``."""
+    count = rows.num_rows
+    if not scope.platforms:
+        return pa.array([ON] * count, TEXT)
+    model, provider = _text(rows.column("model")), _text(rows.column("provider"))
+    endpoint = _text(rows.column("endpoint"))
+    prefixes = [p for x in scope.platforms for p in x.model_prefixes]
+    providers = [p for x in scope.platforms for p in x.providers]
+    endpoints = [e for x in scope.platforms for e in x.endpoints]
+    by_prefix = _any([pc.starts_with(model, p) for p in prefixes], count)
+    by_provider = pc.fill_null(pc.is_in(provider, value_set=pa.array(providers, TEXT)), False)
+    by_endpoint = _any([pc.match_substring(endpoint, e) for e in endpoints], count)
+    on = pc.or_(by_prefix, pc.or_(by_provider, by_endpoint))
+    router = pc.fill_null(pc.is_in(provider, value_set=pa.array(ROUTER_PROVIDERS, TEXT)), False)
+    via = _any([pc.match_substring(endpoint, e) for e in ROUTER_ENDPOINTS], count)
+    other = pc.or_(
+        pc.and_(pc.and_(pc.is_valid(provider), pc.invert(by_provider)), pc.invert(router)),
+        pc.and_(pc.and_(pc.is_valid(endpoint), pc.invert(by_endpoint)), pc.invert(via)),
+    )
+    serving = (scope.serving_platform or "").strip().lower()
+    if serving:
+        if serving in providers:
+            on = pc.or_(on, pc.invert(other))
+        else:
+            other = pa.array([True] * count)
+    verdict = pc.if_else(on, ON, pc.if_else(other, ELSEWHERE, UNKNOWN))
+    return verdict.cast(TEXT)
+
+
+def count_column(column: Any) -> Any:
+    """Return a text column of token counts as int64 (null where not a whole number)."""
+    text = pc.utf8_trim_whitespace(column.cast(TEXT))
+    whole = pc.match_substring_regex(text, r"^[0-9]{1,18}(\.0+)?$")
+    kept = pc.if_else(pc.fill_null(whole, False), text, pa.scalar(None, TEXT))
+    return pc.cast(pc.replace_substring_regex(kept, r"\.0+$", ""), pa.int64())
+
+
+@dataclass(frozen=True)
+class Split:
+    """One batch of in-window rows divided: the affected rows, the possibly affected rows with
+    their reason, and the token counts of all of them (served elsewhere too)."""
+
+    affected: pa.Table
+    possibly: pa.Table
+    reasons: Any
+    over: int
+    under: int
+    unknown: int
+
+
+class Exposure:
+    """The verdicts, exclusions and source set of the in-window rows added so far."""
+
+    def __init__(self, scope: ScopeFilter) -> None:
+        self.scope = scope
+        self.verdicts: Counter[str] = Counter()
+        self.excluded: Counter[str] = Counter()
+        self.elsewhere: Counter[str] = Counter()
+        self.reasons: Counter[str] = Counter()
+        self.sources: list[pa.Table] = []
+        self.over_possibly = 0
+
+    def add(self, rows: pa.Table) -> Split:
+        """Classify ``rows`` (in window, details loaded); keep the sources; return the split."""
+        threshold = cut(self.scope)  # within int64: Arrow compares it
+        platform = platform_of(rows, self.scope)
+        tokens = rows.column("prompt_tokens")
+        over = pc.fill_null(pc.greater(tokens, threshold), False)
+        under = pc.fill_null(pc.less_equal(tokens, threshold), False)
+        unknown = pc.is_null(tokens)
+        elsewhere = pc.equal(platform, ELSEWHERE)
+        replay = pc.is_in(_text(rows.column("cache_hit")), value_set=pa.array(REPLAY_VALUES, TEXT))
+        status = pc.utf8_trim_whitespace(rows.column("status"))
+        rejected = pc.match_substring_regex(status, r"^4[0-9][0-9]$")
+        here = pc.invert(elsewhere)
+        replay = pc.and_(here, pc.fill_null(replay, False))
+        rejected = pc.and_(pc.and_(here, pc.invert(replay)), pc.fill_null(rejected, False))
+        live = pc.and_(pc.and_(here, pc.invert(replay)), pc.invert(rejected))
+        reasons = self._reasons(rows, platform, tokens, over, under, unknown)
+        possibly = pc.and_(live, pc.is_valid(reasons))
+        affected = pc.and_(pc.and_(live, over), pc.invert(possibly))
+        source = pc.and_(live, pc.or_(under, unknown))
+        self._count(rows, elsewhere, replay, rejected, live, affected, possibly, over)
+        self._keep_sources(rows.filter(source), platform.filter(source))
+        self.over_possibly += _sum(pc.and_(possibly, over))
+        kept_reasons = reasons.filter(possibly)
+        self.reasons.update(kept_reasons.to_pylist())
+        return Split(
+            affected=rows.filter(affected),
+            possibly=rows.filter(possibly),
+            reasons=kept_reasons,
+            over=_sum(over),
+            under=_sum(under),
+            unknown=_sum(unknown),
+        )
+
+    def _reasons(
+        self, rows: pa.Table, platform: Any, tokens: Any, over: Any, under: Any, unknown: Any
+    ) -> Any:
+        """The possibly-affected reason of each row (null: not possibly affected)."""
+        threshold = cut(self.scope)  # within int64: Arrow compares it
+        high = threshold * (100 + MARGIN_PERCENT) // 100
+        low = threshold * (100 - MARGIN_PERCENT) // 100
+        fallback_low = threshold * FALLBACK_LOW_PERCENT // 100
+        fallback: Any = pa.array([False] * rows.num_rows)
+        if self.scope.native_counts:
+            native = _text(rows.column("prompt_tokens_native"))
+            fallback = pc.and_(pc.is_null(native), pc.is_valid(tokens))
+        near_over = pc.and_(over, pc.fill_null(pc.less_equal(tokens, high), False))
+        near_under = pc.and_(under, pc.fill_null(pc.greater(tokens, low), False))
+        fallback_under = pc.and_(
+            pc.and_(under, fallback), pc.fill_null(pc.greater(tokens, fallback_low), False)
+        )
+        unsure_platform = pc.and_(over, pc.equal(platform, UNKNOWN))
+        none = pa.scalar(None, TEXT)
+        out: Any = pa.nulls(rows.num_rows, TEXT)
+        # the last rule set wins: the list runs from the weakest reason to the strongest
+        for mask, reason in (
+            (pc.or_(near_under, near_over), REASON_MARGIN),
+            (pc.or_(fallback_under, pc.and_(over, fallback)), REASON_FALLBACK),
+            (unsure_platform, REASON_PLATFORM),
+            (unknown, REASON_UNKNOWN),
+        ):
+            out = pc.if_else(pc.fill_null(mask, False), pa.scalar(reason, TEXT), out)
+        return pc.if_else(pc.is_valid(out), out, none)
+
+    def _count(
+        self,
+        rows: pa.Table,
+        elsewhere: Any,
+        replay: Any,
+        rejected: Any,
+        live: Any,
+        affected: Any,
+        possibly: Any,
+        over: Any,
+    ) -> None:
+        n_else, n_aff, n_pos = _sum(elsewhere), _sum(affected), _sum(possibly)
+        n_replay, n_rejected = _sum(replay), _sum(rejected)
+        self.verdicts.update(
+            {
+                "affected": n_aff,
+                "possibly_affected": n_pos,
+                "not_affected": _sum(live) - n_aff - n_pos,
+                "cache_replay": n_replay,
+                "rejected_before_inference": n_rejected,
+                "served_elsewhere": n_else,
+            }
+        )
+        self.excluded.update(
+            {
+                EXCLUDED_ELSEWHERE: n_else,
+                EXCLUDED_REPLAY: n_replay,
+                EXCLUDED_REJECTED: n_rejected,
+                EXCLUDED_OVER: _sum(pc.and_(live, over)),
+            }
+        )
+        if n_else:
+            provider = pc.fill_null(_text(rows.column("provider")), "(by the preset or endpoint)")
+            names = provider.filter(elsewhere).to_pylist()
+            self.elsewhere.update(names)
+
+    def _keep_sources(self, rows: pa.Table, platform: Any) -> None:
+        if not rows.num_rows:
+            return
+        account = rows.column("account_id")
+        self.sources.append(
+            pa.table(
+                {
+                    "timestamp": rows.column("timestamp"),
+                    "request_id": _blank_null(rows.column("request_id")),
+                    "account_id": _blank_null(account),
+                    "prompt_tokens": rows.column("prompt_tokens"),
+                    "output_tokens": count_column(rows.column("output_tokens")),
+                    "platform": platform,
+                }
+            )
+        )
+
+    def merge(self, other: Exposure) -> None:
+        """Add what ``other`` counted and kept, after this one's."""
+        self.verdicts.update(other.verdicts)
+        self.excluded.update(other.excluded)
+        self.elsewhere.update(other.elsewhere)
+        self.reasons.update(other.reasons)
+        self.sources.extend(other.sources)
+        self.over_possibly += other.over_possibly
+
+    def source_table(self) -> pa.Table:
+        """Return the source set S, by time then request id."""
+        if not self.sources:
+            return pa.table(
+                {
+                    name: pa.array(
+                        [], pa.int64() if "tokens" in name or name == "timestamp" else TEXT
+                    )
+                    for name in SOURCE_COLUMNS
+                }
+            )
+        # by time, id, then the rest: one order whether rows came serially, from workers or an
+        # engine
+        table = pa.concat_tables(self.sources)
+        return table.take(
+            pc.sort_indices(
+                table,
+                [(name, "ascending") for name in SOURCE_COLUMNS],  # ties: every column
+            )
+        )
+
+
+def _blank_null(column: Any) -> Any:
+    return pc.if_else(pc.equal(column, ""), pa.scalar(None, column.type), column)
+
+
+def _sum(mask: Any) -> int:
+    return int(pc.sum(pc.fill_null(mask, False)).as_py() or 0)
