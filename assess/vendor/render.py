@@ -88,6 +88,12 @@ def print_score(result: ScoreResult, console: Console) -> None:
             f"Tier set to {d.tier.value} by decisive rule {d.rule} (finding {d.finding})",
             markup=False,
         )
+    for d in result.floors_met:
+        console.print(
+            f"Decisive rule {d.rule} (finding {d.finding}) keeps the tier at least "
+            f"{d.tier.value}; the tier is already {result.tier.value}",
+            markup=False,
+        )
     console.print(f"Formula: {result.formula}", markup=False)
 
 

@@ -64,9 +64,11 @@ def test_one_contradicting_startup_log_makes_an_excellent_vendor_critical() -> N
 def test_demonstrated_leak_without_claims_is_decisive_too() -> None:
     result = score("incident-like", probe="probe-leak.json")
     assert result.tier.value == "critical"
+    # the points already make it critical: the rule holds its floor, it did not decide the tier
     assert ("leak-demonstrated", "probe-leak-found") in [
-        (d.rule, d.finding) for d in result.decided_by
+        (d.rule, d.finding) for d in result.floors_met
     ]
+    assert "leak-demonstrated" not in [d.rule for d in result.decided_by]
 
 
 def test_without_decisive_rules_the_points_decide() -> None:

@@ -195,9 +195,30 @@ def test_the_advisorys_own_platform_serving_its_model_is_flagged(
     assert found[key] == severity
     assert result.tier.value == ("low" if fixed else "medium")
     assert [d.rule for d in result.decided_by] == ([] if fixed else ["advisory-platform"])
+    assert result.floors_met == []
     assert "advisory-model-served.glm-5.3-kv-leak" not in found
     other = ids(scored(body.replace("Cloudflare, Inc.", "Other").replace("Workers AI", "Chat")))
     assert other["advisory-model-served.glm-5.3-kv-leak"] == "info"
+
+
+def test_a_floor_the_tier_already_meets_is_not_named_as_deciding_it() -> None:
+    """The advisory platform keeps the tier at least medium; when a critical finding makes it
+    higher, decided_by must not say the rule set it (it said tier medium beside tier high)."""
+    body = (
+        "  vendor.name: {value: 'Cloudflare, Inc.', evidence: documented}\n"
+        "  vendor.service: {value: Workers AI, evidence: documented}\n"
+        "  vendor.models: {value: ['@cf/zai-org/glm-5.3'], evidence: documented}\n"
+        "  deployment.mode: disaggregated\n"
+        "  isolation.rejects_over_length_at_admission: no\n"
+        "  deployment.advertised_context_tokens: 200000\n"
+        "  deployment.kv_pool_tokens: {prefill: 100000}\n"
+    )
+    result = scored(body)
+    assert result.tier.rank >= 2  # above medium: critical findings carry it
+    assert result.decided_by == []
+    assert [(d.rule, d.tier.value) for d in result.floors_met] == [("advisory-platform", "medium")]
+    assert "makes the tier at least medium whatever the points" in result.formula
+    assert "sets the tier to" not in result.formula
 
 
 def test_an_older_answers_file_stays_valid_and_coverage_says_what_is_new() -> None:

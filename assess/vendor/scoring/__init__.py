@@ -131,6 +131,7 @@ def score_answers(
     score = score_of(findings, questionnaire.scoring)
     by_id = {r.id: r for r in questionnaire.scoring.decisive}
     coverage, verdict, questions = coverage_of(questionnaire, answers, ruled_out)
+    decided, held = decided_by(score, findings, questionnaire.scoring)
     return ScoreResult(
         questionnaire=QuestionnaireRef(id=questionnaire.id, version=questionnaire.version),
         vendor=_vendor_ref(answers),
@@ -146,8 +147,10 @@ def score_answers(
         section_points=section_points(questionnaire, findings),
         evidence=bindings,
         decided_by=[
-            Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier))
-            for rule, fid in decided_by(findings, questionnaire.scoring)
+            Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier)) for rule, fid in decided
+        ],
+        floors_met=[
+            Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier)) for rule, fid in held
         ],
         coverage=coverage,
         evidence_verdict=verdict,

@@ -32,9 +32,9 @@ def _rule_text(rule: DecisiveRule) -> str:
     if rule.evidence is not None:
         tests.append(f"rests on {rule.evidence.value} evidence")
     if rule.ids:
-        tests.append(f"is {' or '.join(rule.ids)}")
+        tests.append(f"has an id starting with {' or '.join(rule.ids)}")
     return (
-        f"Decisive ({rule.id}): a finding that {' and '.join(tests)} sets the tier to "
+        f"Decisive ({rule.id}): a finding that {' and '.join(tests)} makes the tier at least "
         f"{rule.tier} whatever the points: {rule.why}."
     )
 
@@ -54,11 +54,18 @@ def _passes(rule: DecisiveRule, finding: ScoreFinding) -> bool:
     return not rule.ids or any(finding.id.startswith(prefix) for prefix in rule.ids)
 
 
-def decided_by(findings: Iterable[ScoreFinding], scoring: Scoring) -> list[tuple[str, str]]:
-    """Return (rule id, finding id) for every finding a decisive rule matches."""
-    return [
-        (rule.id, f.id) for f in findings for rule in scoring.decisive if decisive_matches(rule, f)
-    ]
+def decided_by(
+    score: int, findings: Iterable[ScoreFinding], scoring: Scoring
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Return (rule id, finding id) of the decisive matches that set the tier (it would be lower
+    without them, and it is their tier), then of those that held a floor the tier already met."""
+    findings = list(findings)
+    base = tier_of(score, findings, scoring, decisive=False)
+    final = tier_of(score, findings, scoring)
+    matches = [(r, f) for f in findings for r in scoring.decisive if decisive_matches(r, f)]
+    decided = [(r.id, f.id) for r, f in matches if final.rank > base.rank and Tier(r.tier) is final]
+    held = [(r.id, f.id) for r, f in matches if (r.id, f.id) not in decided]
+    return decided, held
 
 
 def total_of(findings: Iterable[ScoreFinding], scoring: Scoring) -> int:
@@ -87,11 +94,14 @@ def carried_by(findings: Iterable[ScoreFinding]) -> Tier:
     )
 
 
-def tier_of(score: int, findings: Iterable[ScoreFinding], scoring: Scoring) -> Tier:
+def tier_of(
+    score: int, findings: Iterable[ScoreFinding], scoring: Scoring, decisive: bool = True
+) -> Tier:
     """Return the tier of ``score``, raised to at least high by any critical finding and never
     above the most severe finding (many high findings make a high tier, not a critical one).
 
-    A finding matching a decisive rule raises the tier to that rule's tier (never lowers it).
+    A finding matching a decisive rule raises the tier to at least that rule's tier (never
+    lowers it); ``decisive=False`` leaves the decisive rules out.
     """
     findings = list(findings)
     t = scoring.tiers
@@ -108,7 +118,7 @@ def tier_of(score: int, findings: Iterable[ScoreFinding], scoring: Scoring) -> T
     ceiling = carried_by(findings)
     if tier.rank > ceiling.rank:
         tier = ceiling
-    for rule in scoring.decisive:
+    for rule in scoring.decisive if decisive else []:
         if Tier(rule.tier).rank > tier.rank and any(decisive_matches(rule, f) for f in findings):
             tier = Tier(rule.tier)
     return tier

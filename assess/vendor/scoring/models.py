@@ -57,11 +57,11 @@ class VendorRef(Model):
 
 
 class Decision(Model):
-    """A decisive rule of the questionnaire that a finding matched: it set the tier."""
+    """A decisive rule of the questionnaire that a finding matched (the tier is at least its)."""
 
     rule: str = Field(description="The id of the rule in the questionnaire's scoring.decisive")
     finding: str = Field(description="The id of the finding it matched")
-    tier: Tier = Field(description="The tier the rule sets, whatever the points")
+    tier: Tier = Field(description="The tier the rule makes the least, whatever the points")
 
 
 class Mitigation(Model):
@@ -156,7 +156,12 @@ class ScoreResult(Model):
         default_factory=list, description="What each evidence item is about; whether it scored"
     )
     decided_by: list[Decision] = Field(
-        default_factory=list, description="Decisive rules that set the tier whatever the points"
+        default_factory=list,
+        description="Decisive rules that set the tier: without them it would be lower",
+    )
+    floors_met: list[Decision] = Field(
+        default_factory=list,
+        description="Decisive rules matched whose floor (at least their tier) the tier already met",
     )
     coverage: CoverageResult
     evidence_verdict: EvidenceVerdict = Field(
