@@ -91,6 +91,11 @@ def signature_checks(folder: Path, trusted: Sequence[PublicKey]) -> tuple[list[C
     except (OSError, ValueError) as exc:
         return [Check(what=what, status="differs", detail=str(exc))], None
     if opened.verified_by is None:
+        spoofed = sorted(set(opened.keyids) & {k.keyid for k in trusted})
+        if spoofed:
+            return [Check(what=what, status="differs", detail="the signature does not verify "
+                          f"with the trusted key {spoofed[0][:16]}... that the envelope names: "
+                          "the signed statement or its signature was changed")], None  # fmt: skip
         named = ", ".join(k[:16] + "..." for k in opened.keyids) or "no keyid"
         keys = ", ".join(k.keyid[:16] + "..." for k in trusted)
         return [Check(what=what, status="differs", detail=f"not signed by a trusted key: the "

@@ -249,6 +249,33 @@ def test_a_bundle_re_signed_by_a_forger_fails_against_the_committee_key(
     assert "not signed by a trusted key" in result.output
 
 
+def test_a_forged_signature_under_the_trusted_keyid_says_it_does_not_verify(
+    signed: Path, tmp_path: Path
+) -> None:
+    """A forger signs with their own key but names the committee's keyid: the message says the
+    signature does not verify, not that the (trusted) keyid is untrusted."""
+    root = tmp_path / "copy"
+    review = copy_of(signed, root)
+    original = json.loads((review / ENVELOPE).read_text(encoding="utf-8"))
+    committee_keyid = original["signatures"][0]["keyid"]
+    _approve(review)
+    rehash(review)
+    from assess.report.attest import envelope_bytes
+    from assess.report.files import MANIFEST_JSON
+    from assess.report.models import Manifest
+    from assess.report.signing import load_private_key
+
+    files = {p.name: p.read_bytes() for p in review.iterdir() if p.name != ENVELOPE}
+    manifest = Manifest.model_validate_json(files[MANIFEST_JSON])
+    forged = json.loads(envelope_bytes(files, manifest, load_private_key(root / "other.key", None)))
+    forged["signatures"][0]["keyid"] = committee_keyid
+    (review / ENVELOPE).write_text(json.dumps(forged) + "\n", encoding="utf-8")
+    result = verify(review, "--key", str(root / "committee.pub"))
+    assert result.exit_code == 1
+    assert "the signature does not verify with the trusted key" in result.output
+    assert "not signed by a trusted key" not in result.output
+
+
 def test_a_trusted_keys_file_holds_several_keys(signed: Path, tmp_path: Path) -> None:
     trusted = tmp_path / "trusted.pem"
     trusted.write_text(
