@@ -101,9 +101,11 @@ def test_the_export_is_inferred_past_its_traps() -> None:
 
 def test_an_inferred_run_reads_as_the_same_records_mapped_by_hand(tmp_path: Path) -> None:
     path = _write(tmp_path / "export.ndjson", _EXPORT)
-    inferred = scope_run([path]).result
+    # the export names no serving platform: state it, as a user would (docs/exposure.md)
+    inferred = scope_run([path], served_by="workers-ai").result
     by_hand = scope_run(
         [path],
+        served_by="workers-ai",
         mapping=[
             "timestamp=evt.meta.startTime",
             "model=evt.llm.model_name",

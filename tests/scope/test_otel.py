@@ -106,7 +106,8 @@ def test_parallel_jobs_read_spans_as_serial(tmp_path: Path) -> None:
     logs = []
     for n in range(2):
         path = tmp_path / f"spans-{n}.jsonl"
-        path.write_bytes(SAMPLE.read_bytes())
+        # a blank line per copy keeps the two files distinct inputs (identical ones are read once)
+        path.write_bytes(SAMPLE.read_bytes() + b"\n" * (n + 1))
         logs.append(str(path))
     serial = scope_run(logs, jobs=1, served_by="workers-ai").result
     both = scope_run(logs, jobs=2, served_by="workers-ai").result

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from assess.advisories.models import Advisory
 from assess.kernel.common import InputFile, Severity
 from assess.vendor.answers import AnswerSet
-from assess.vendor.questionnaire import Questionnaire
+from assess.vendor.questionnaire import DecisiveRule, Questionnaire
 from assess.vendor.scoring.binding import EvidenceBinding, bind_deploy, bind_probe
 from assess.vendor.scoring.checks import CHECKS, control_mitigations
 from assess.vendor.scoring.conflicts import conflict_findings
@@ -97,6 +97,13 @@ def _vendor_ref(answers: AnswerSet) -> VendorRef:
     )
 
 
+def _decisions(
+    pairs: Iterable[tuple[str, str]], by_id: Mapping[str, DecisiveRule]
+) -> list[Decision]:
+    """Return the (rule, finding) pairs as decisions with each rule's tier."""
+    return [Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier)) for rule, fid in pairs]
+
+
 def score_answers(
     questionnaire: Questionnaire,
     answers: AnswerSet,
@@ -146,12 +153,8 @@ def score_answers(
         points_total=total_of(findings, questionnaire.scoring),
         section_points=section_points(questionnaire, findings),
         evidence=bindings,
-        decided_by=[
-            Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier)) for rule, fid in decided
-        ],
-        floors_met=[
-            Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier)) for rule, fid in held
-        ],
+        decided_by=_decisions(decided, by_id),
+        floors_met=_decisions(held, by_id),
         coverage=coverage,
         evidence_verdict=verdict,
         questions_to_send=questions,
