@@ -149,6 +149,8 @@ def definition(preset: Preset, scope: ScopeFilter, table: str, column: str) -> s
     """Return the one definition: the scoping query in DuckDB's SQL."""
     if preset.join is not None:
         raise UsageError(f"--emit-sql: preset {preset.id} joins a side table", _ON_FILES)
+    if preset.no_sql:
+        raise UsageError(f"--emit-sql: preset {preset.id}: {preset.no_sql}", _ON_FILES)
     if any("[" in p or "*" in p for ps in preset.fields.values() for p in ps):
         raise UsageError("--emit-sql: a path selects a key in brackets or any key (*)", _ON_FILES)
     ctes = [_fields(preset, table, column), _typed(preset), _classified(scope)]

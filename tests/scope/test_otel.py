@@ -134,3 +134,15 @@ def test_explain_shows_the_attribute_paths(run_cli: Any) -> None:
     }
     assert "preset otel-genai" in result.stderr
     assert "attributes.gen_ai.request.model" in result.stderr
+
+
+def test_emit_sql_refuses_otlp_spans_it_cannot_see(run_cli: Any) -> None:
+    """One SQL row per line would see a TracesData, not its spans: the emission refuses, by
+    auto-detection and by preset id, instead of writing a query that reads no request."""
+    for args in (
+        ["--emit-sql", "duckdb", str(SAMPLE)],
+        ["--emit-sql", "spark", "--preset", "otel-genai"],
+    ):
+        result = run_cli("scope", *args)
+        assert result.exit_code == 2
+        assert "--emit-sql: preset otel-genai: a line holds a TracesData" in result.output

@@ -167,6 +167,11 @@ class Preset(Model):
     priority: int = Field(
         default=0, description="Optional: breaks --preset auto ties (higher wins)"
     )
+    no_sql: str | None = Field(
+        default=None,
+        description="Optional: why --emit-sql cannot express this export (records opened from "
+        "an envelope, attributes selected by key): the emission refuses it with this reason",
+    )
 
     @field_validator("detect", mode="before")
     @classmethod
