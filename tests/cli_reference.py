@@ -1,0 +1,90 @@
+"""Write docs/reference.md from the CLI itself: every command's and subcommand's ``--help``.
+
+Each help is rendered in this process as ``assess ... --help`` prints it on a console that is not
+a terminal, at :data:`WIDTH` columns, with no colour codes, so the page is what a user sees at 80
+columns. ``tests/test_cli_reference.py`` fails when the checked-in page differs from what the CLI
+prints; after changing a command's options or help, rewrite the page with::
+
+    python -m tests.cli_reference          # writes docs/reference.md
+    python -m tests.cli_reference --check  # exit 1 when the page is stale
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+#: the width every help is rendered at (rich's default for a console that is not a terminal)
+WIDTH = 80
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference.md"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+HEADER = """\
+# Command reference
+
+Every command's `--help`, as `assess` prints it at {width} columns. This page is generated from
+the CLI (`python -m tests.cli_reference`) and `tests/test_cli_reference.py` fails when it differs
+from what the commands print, so it cannot drift. Hidden options are not listed.
+
+"""
+
+
+def command_paths() -> list[tuple[str, ...]]:
+    """Return every command path of the CLI, groups and their subcommands, in help order."""
+    import typer.main
+
+    from assess.cli import app
+
+    return list(_walk(typer.main.get_command(app), ()))
+
+
+def _walk(command: Any, path: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    if getattr(command, "hidden", False):
+        return
+    yield path
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _walk(sub, (*path, name))
+
+
+def render_help(path: tuple[str, ...]) -> str:
+    """Return ``assess PATH --help`` as printed at :data:`WIDTH` columns, without colour codes."""
+    from typer.testing import CliRunner
+
+    from assess.cli import app
+
+    env = {"COLUMNS": str(WIDTH), "LINES": "50", "TERM": "dumb", "NO_COLOR": "1"}
+    result = CliRunner(env=env).invoke(app, [*path, "--help"], prog_name="assess")
+    if result.exit_code != 0:
+        raise RuntimeError(f"assess {' '.join(path)} --help: exit {result.exit_code}")
+    lines = [line.rstrip() for line in _ANSI.sub("", result.output).splitlines()]
+    return "\n".join(lines).strip("\n") + "\n"
+
+
+def render_page() -> str:
+    """Return the whole reference page."""
+    parts = [HEADER.format(width=WIDTH)]
+    for path in command_paths():
+        title = " ".join(("assess", *path))
+        parts.append(f"## `{title}`\n\n```text\n{render_help(path)}```\n\n")
+    return "".join(parts).rstrip("\n") + "\n"
+
+
+def main(argv: list[str]) -> int:
+    """Write the page, or with ``--check`` say whether it is current (exit 1 when stale)."""
+    page = render_page()
+    if "--check" in argv:
+        current = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""
+        if current != page:
+            print(f"{PAGE}: stale; run python -m tests.cli_reference", file=sys.stderr)
+            return 1
+        return 0
+    PAGE.write_text(page, encoding="utf-8")
+    print(f"wrote {PAGE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
