@@ -204,7 +204,8 @@ def _answer_problems(data: Any, bank: Questionnaire) -> list[tuple[Loc, str, str
             try:
                 coerce_value(question, one)
             except ValueError as exc:
-                out.append((where, str(qid), f"{question.type.value}: {exc}"))
+                label = f"per.{where[3]}: " if len(where) > 3 else ""
+                out.append((where, str(qid), f"{label}{question.type.value}: {exc}"))
         note = entry.get("note") if has_value else None
         if any(is_not_applicable(v) for _, v in values) and not question.not_applicable_allowed:
             out.append((loc, str(qid), _NA_REFUSED))

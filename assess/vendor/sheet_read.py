@@ -1,7 +1,8 @@
 """Read a questionnaire spreadsheet a vendor filled in (xlsx or csv) back into checked answers.
 
-The sheet has one row per question (columns ``id``, ``value``, ``evidence`` required; ``note``
-and ``ref`` read when present; others ignored) and two rows for the answers' metadata with ids
+The sheet has one row per question (columns ``id``, ``value``, ``evidence`` required; ``note``,
+``ref``, ``date``, ``per`` and ``conflicts`` read when present, the last two as JSON; others
+ignored) and two rows for the answers' metadata with ids
 ``@vendor`` and ``@date``. Problems name the file and the row.
 """
 
@@ -11,6 +12,7 @@ import csv
 import datetime as dt
 import io
 import itertools
+import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -23,9 +25,14 @@ from assess.vendor.answers_check import Problem, check_answers
 from assess.vendor.questionnaire import Questionnaire
 
 SPREADSHEET_SUFFIXES = (".xlsx", ".csv")
-#: Columns the import needs; ``note`` and ``ref`` are optional.
+#: Columns the import needs; the others are optional.
 REQUIRED_COLUMNS = ("id", "value", "evidence")
-OPTIONAL_COLUMNS = ("note", "ref")
+OPTIONAL_COLUMNS = ("note", "ref", "date", "per", "conflicts")
+#: Optional columns written as JSON (their shape: what the import expects to find).
+JSON_COLUMNS = {
+    "per": (dict, 'a JSON object such as {"gpt-4o": "organization"}'),
+    "conflicts": (list, 'a JSON list such as [{"ref": "https://...", "note": "..."}]'),
+}
 VENDOR_ROW, DATE_ROW = "@vendor", "@date"
 SHEET = "answers"
 #: How many rows from the top may hold the header (vendors add title rows above it).
@@ -252,6 +259,22 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
+def _json_cell(key: str, cell: Any, number: int, qid: str, problems: list[Problem]) -> Any:
+    """Return a ``per`` or ``conflicts`` cell parsed from JSON (other cells as they are); a cell
+    that is not JSON of the right shape is added to ``problems`` (and read as absent)."""
+    if key not in JSON_COLUMNS or (isinstance(cell, str) and not cell.strip()):
+        return cell if key not in JSON_COLUMNS else None
+    shape, example = JSON_COLUMNS[key]
+    try:
+        parsed = json.loads(cell) if isinstance(cell, str) else None
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, shape):
+        problems.append((("@row", number), qid, f"{key}: expected {example}, got {cell!r}"))
+        return None
+    return parsed
+
+
 def read_spreadsheet(path: Path | str, bank: Questionnaire) -> AnswerSet:
     """Read a filled-in questionnaire spreadsheet and check every answer.
 
@@ -282,7 +305,9 @@ def read_spreadsheet(path: Path | str, bank: Questionnaire) -> AnswerSet:
             entry["evidence"] = str(cells["evidence"]).strip().lower()
         for key in OPTIONAL_COLUMNS:
             if cells.get(key) not in (None, ""):  # a note of spaces is kept as written
-                entry[key] = cells[key]
+                value = _json_cell(key, cells[key], number, qid, extra)
+                if value is not None:
+                    entry[key] = value
         answers[qid] = entry
     vendor_answer = answers.get("vendor.name", {}).get("value")
     data: dict[str, Any] = {

@@ -1,17 +1,21 @@
 """Write the questionnaire as a spreadsheet to send to a vendor (xlsx with drop-downs, or csv).
 
 The columns are those :mod:`assess.vendor.sheet_read` reads back: ``id``, ``value``,
-``evidence`` (required), ``note``, ``ref``; the others explain the question.
+``evidence`` (required), ``note``, ``ref``, ``date`` (YYYY-MM-DD), ``per`` (a JSON object:
+model, deployment or Region -> value) and ``conflicts`` (a JSON list of ``{ref, note}``); the
+others explain the question. Every field of an answer has a column: export then import gives the
+same answers.
 """
 
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 from assess.kernel.common import EvidenceLevel
 from assess.kernel.csvfile import csv_text
-from assess.vendor.answers import AnswerSet
+from assess.vendor.answers import AnswerSet, CheckedAnswer
 from assess.vendor.questionnaire import UNKNOWN, AnswerType, Question, Questionnaire
 from assess.vendor.sheet_read import DATE_ROW, SHEET, VENDOR_ROW
 
@@ -20,7 +24,12 @@ COLUMNS = ("id", "section", "question", "help", "type", "allowed", "critical") +
     "evidence",
     "note",
     "ref",
+    "date",
+    "per",
+    "conflicts",
 )
+#: Columns after ``value`` (blank on the metadata rows).
+_AFTER_VALUE = len(COLUMNS) - COLUMNS.index("value") - 1
 EVIDENCE = ",".join(e.value for e in EvidenceLevel)
 
 
@@ -61,9 +70,12 @@ def sheet_rows(bank: Questionnaire, answers: AnswerSet | None = None) -> list[li
     rows: list[list[Any]] = [list(COLUMNS)]
     vendor = answers.vendor if answers else ""
     date = answers.date.isoformat() if answers else ""
-    rows.append([VENDOR_ROW, "", "Your company name", "", "text", "text", "", vendor, "", "", ""])
     rows.append(
-        [DATE_ROW, "", "Date of these answers", "", "date", "YYYY-MM-DD", "", date] + [""] * 3
+        [VENDOR_ROW, "", "Your company name", "", "text", "text", "", vendor] + [""] * _AFTER_VALUE
+    )
+    rows.append(
+        [DATE_ROW, "", "Date of these answers", "", "date", "YYYY-MM-DD", "", date]
+        + [""] * _AFTER_VALUE
     )
     for q in bank.questions:
         given = answers.answers.get(q.id) if answers else None
@@ -81,9 +93,28 @@ def sheet_rows(bank: Questionnaire, answers: AnswerSet | None = None) -> list[li
                 given.evidence.value if given else "",
                 given.note if given else "",
                 given.ref if given else "",
+                *_extra_cells(given),
             ]
         )
     return rows
+
+
+def _extra_cells(given: CheckedAnswer | None) -> list[str]:
+    """Return the ``date``, ``per`` and ``conflicts`` cells of an answer (blank when absent).
+
+    ``per`` and ``conflicts`` are JSON: a value per model keeps its type (yes/no, a list, numbers
+    per role) and a label may hold any character, so the import reads back exactly what was
+    written.
+    """
+    if given is None:
+        return [""] * 3
+    per = json.dumps(given.per, ensure_ascii=False) if given.per else ""
+    conflicts = [c.model_dump(mode="json") for c in given.conflicts]
+    return [
+        given.date.isoformat() if given.date else "",
+        per,
+        json.dumps(conflicts, ensure_ascii=False) if conflicts else "",
+    ]
 
 
 def to_csv(bank: Questionnaire, answers: AnswerSet | None = None) -> str:
@@ -110,7 +141,8 @@ def to_xlsx(bank: Questionnaire, answers: AnswerSet | None = None) -> bytes:
         cell.font = Font(bold=True)
     sheet.freeze_panes = "C2"
     widths = {"A": 44, "B": 12, "C": 60, "D": 40, "E": 12, "F": 30, "G": 9, "H": 28, "I": 12}
-    for column, width in {**widths, "J": 30, "K": 30}.items():
+    more = {"J": 30, "K": 30, "L": 12, "M": 30, "N": 30}
+    for column, width in {**widths, **more}.items():
         sheet.column_dimensions[column].width = width
     fill = PatternFill("solid", fgColor="FFF2CC")
     evidence = DataValidation(type="list", formula1=f'"{EVIDENCE}"', allow_blank=True)

@@ -53,10 +53,39 @@ def test_new_never_overwrites_answers_without_force(run_cli: Run, tmp_path: Path
     assert "# Which inference engine serves the model?" in out.read_text()
 
 
-@pytest.mark.parametrize("fmt", ["xlsx", "csv"])
-def test_export_import_round_trip(run_cli: Run, tmp_path: Path, fmt: str) -> None:
+EVERY_FIELD = """\
+vendor: "Round, Trip; Inc."
+date: 2026-11-02
+answers:
+  vendor.models: [glm-5.3, "model: with colon"]
+  deployment.kv_pool_tokens:
+    value: {prefill: 681280, decode: 2040000}
+    evidence: documented
+    ref: https://example.com/pool
+    per: {"eu-west-1 / dedicated": {prefill: 100000}}
+  isolation.kv_page_zeroing:
+    value: yes
+    evidence: verified
+    note: "line one\\nline two, with a comma"
+    date: 2026-10-30
+    per: {glm-5.3: no, "llama \\"quoted\\"": yes}
+  compliance.attestations:
+    value: [SOC 2 Type II, ISO 27001]
+    evidence: documented
+    date: 2026-06-30
+    per: {Region eu: [C5]}
+  cache.prompt_cache_scope:
+    value: organization
+    evidence: documented
+    ref: https://example.com/a
+    conflicts:
+      - {ref: https://example.com/b, note: "caches are shared \\"globally\\""}
+      - {ref: https://example.com/c, note: per user}
+"""
+
+
+def _round_trip(run_cli: Run, tmp_path: Path, sample: Path, fmt: str) -> None:
     sheet = tmp_path / f"q.{fmt}"
-    sample = SAMPLES / "incident-like.yaml"
     exported = run_cli(
         "questionnaire", "export", "--format", fmt, "--out", str(sheet), "--answers", str(sample)
     )
@@ -70,11 +99,69 @@ def test_export_import_round_trip(run_cli: Run, tmp_path: Path, fmt: str) -> Non
     assert (again.vendor, again.date) == (original.vendor, original.date)
 
 
+@pytest.mark.parametrize("fmt", ["xlsx", "csv"])
+@pytest.mark.parametrize(
+    "sample",
+    sorted(SAMPLES.glob("*.yaml")) + sorted(SAMPLES.glob("public-docs/*.yaml")),
+    ids=lambda p: p.stem,
+)
+def test_export_import_round_trip(run_cli: Run, tmp_path: Path, sample: Path, fmt: str) -> None:
+    """Every shipped sample comes back the same: dates, values per model and conflicts too."""
+    _round_trip(run_cli, tmp_path, sample, fmt)
+
+
+@pytest.mark.parametrize("fmt", ["xlsx", "csv"])
+def test_export_import_keeps_every_field_of_an_answer(
+    run_cli: Run, tmp_path: Path, fmt: str
+) -> None:
+    sample = tmp_path / "every.yaml"
+    sample.write_text(EVERY_FIELD)
+    original = load_answers(sample, shipped_questionnaire())
+    assert original.answers["isolation.kv_page_zeroing"].per == {
+        "glm-5.3": False,
+        'llama "quoted"': True,
+    }
+    assert len(original.answers["cache.prompt_cache_scope"].conflicts) == 2
+    _round_trip(run_cli, tmp_path, sample, fmt)
+
+
+@pytest.mark.parametrize(
+    ("column", "cell", "expected"),
+    [
+        ("per", "glm-5.3: no", "per: expected a JSON object"),
+        ("conflicts", '{"ref": "x", "note": "y"}', "conflicts: expected a JSON list"),
+        ("per", '{"glm-5.3": "sometimes"}', "per.glm-5.3: bool: expected yes/no"),
+        ("conflicts", '[{"ref": "x"}]', "conflicts.0.note: Field required"),
+        ("date", "last spring", "date: Input should be a valid date"),
+    ],
+)
+def test_import_names_a_bad_per_conflicts_or_date_cell(
+    run_cli: Run, tmp_path: Path, column: str, cell: str, expected: str
+) -> None:
+    import csv
+
+    sheet = tmp_path / "q.csv"
+    run_cli(
+        "questionnaire", "export", "--format", "csv", "--out", str(sheet),
+        "--answers", str(SAMPLES / "well-run.yaml"),
+    )  # fmt: skip
+    rows = list(csv.reader(sheet.read_text(encoding="utf-8").splitlines()))
+    at = next(i for i, row in enumerate(rows) if row[0] == "isolation.kv_page_zeroing")
+    rows[at][rows[0].index(column)] = cell
+    with sheet.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    result = run_cli("questionnaire", "import", str(sheet))
+    assert result.exit_code == 2
+    assert f"q.csv: row {at + 1}: isolation.kv_page_zeroing: {expected}" in result.stderr
+
+
 def test_blank_export_imports_as_all_unknown(run_cli: Run, tmp_path: Path) -> None:
     sheet = tmp_path / "q.csv"
     assert run_cli("questionnaire", "export", "--format", "csv", "--out", str(sheet)).exit_code == 0
     header = sheet.read_text().splitlines()[0]
-    assert header == "id,section,question,help,type,allowed,critical,value,evidence,note,ref"
+    assert header == (
+        "id,section,question,help,type,allowed,critical,value,evidence,note,ref,date,per,conflicts"
+    )
     result = run_cli("questionnaire", "import", str(sheet))
     assert result.exit_code == 2  # no vendor, no date: named, not a traceback
     assert "q.csv: row 2: vendor: Field required" in result.stderr
