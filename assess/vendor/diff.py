@@ -36,6 +36,26 @@ def classify(q: Question, old: CheckedAnswer, new: CheckedAnswer) -> tuple[Chang
     return Change.CHANGED, False
 
 
+def _per_changes(q: Question, old: CheckedAnswer, new: CheckedAnswer) -> list[AnswerChange]:
+    """Return the changes of the values given per model, deployment or Region.
+
+    A label's value is its own where given, else the answer's: a label given on one side only is
+    compared with the other side's answer. Evidence changes are the answer's (listed once, above).
+    """
+    out: list[AnswerChange] = []
+    for label in sorted(set(old.per) | set(new.per)):
+        a = old.model_copy(update={"value": old.per.get(label, old.value), "per": {}})
+        b = new.model_copy(update={"value": new.per.get(label, new.value), "per": {}})
+        found = classify(q, a, b.model_copy(update={"evidence": a.evidence}))
+        if found is not None:
+            out.append(
+                AnswerChange(
+                    id=q.id, label=label, change=found[0], regression=found[1], old=a, new=b
+                )
+            )
+    return out
+
+
 def _side(result: ScoreResult, answers: AnswerSet) -> Side:
     return Side(
         source=answers.source,
@@ -61,6 +81,7 @@ def diff_answers(
             changes.append(
                 AnswerChange(id=q.id, change=found[0], regression=found[1], old=a, new=b)
             )
+        changes.extend(_per_changes(q, a, b))
     before = score_answers(bank, old, advisories)
     after = score_answers(bank, new, advisories)
     old_ids = {f.id for f in before.findings}

@@ -31,6 +31,10 @@ class AnswerChange(Model):
     """One question whose value or evidence changed."""
 
     id: str
+    label: str = Field(
+        default="",
+        description="The model, deployment or Region whose own value changed ('' for the answer)",
+    )
     change: Change
     regression: bool = Field(description="True when the new answer is riskier than the old")
     old: CheckedAnswer

@@ -198,7 +198,7 @@ def print_diff(diff: AnswersDiff, console: Console) -> None:
     for c in diff.changes:
         change = f"[red]{c.change.value}[/]" if c.regression else c.change.value
         table.add_row(
-            c.id,
+            f"{c.id} (for {c.label})" if c.label else c.id,
             f"{show_value(c.old.value)} ({c.old.evidence.value})",
             f"{show_value(c.new.value)} ({c.new.evidence.value})",
             change,

@@ -245,6 +245,33 @@ def test_diff_shows_upgrades_and_dropped_controls(run_cli: Run, tmp_path: Path) 
     assert "control-dropped" in table.stdout and "upgrade" in table.stdout
 
 
+def test_diff_compares_values_per_model(run_cli: Run, tmp_path: Path) -> None:
+    """A value given for one model changes while the answer's own value stays: it is listed."""
+    old = tmp_path / "old.yaml"
+    new = tmp_path / "new.yaml"
+    head = "vendor: V\ndate: 2026-09-01\nanswers:\n"
+    old.write_text(
+        head + "  isolation.kv_canaries: {value: yes, evidence: documented, per: {glm-5.3: yes}}\n"
+        "  cache.prompt_cache_scope: {value: organization, evidence: documented}\n"
+    )
+    new.write_text(
+        head + "  isolation.kv_canaries: {value: yes, evidence: documented, per: {glm-5.3: no}}\n"
+        "  cache.prompt_cache_scope:\n"
+        "    {value: organization, evidence: documented, per: {o1: global, o3: organization}}\n"
+    )
+    diff = json.loads(run_cli("questionnaire", "diff", str(old), str(new), "--json", "-").stdout)
+    assert [
+        (c["id"], c["label"], c["change"], c["regression"], c["old"]["value"], c["new"]["value"])
+        for c in diff["changes"]
+    ] == [
+        ("isolation.kv_canaries", "glm-5.3", "control-dropped", True, True, False),
+        ("cache.prompt_cache_scope", "o1", "changed", False, "organization", "global"),
+    ]
+    assert diff["new"]["points_total"] > diff["old"]["points_total"]
+    table = run_cli("questionnaire", "diff", str(old), str(new)).stdout
+    assert "(for glm-5.3)" in table and "(for o1)" in table
+
+
 def test_diff_of_the_shipped_re_attestation(run_cli: Run) -> None:
     old = str(SAMPLES / "incident-like.yaml")
     new = str(SAMPLES / "incident-like-after-fix.yaml")
