@@ -115,6 +115,7 @@ class InPlaceView(_View):
     evidence: EvidenceLevel | None = None
     ref: str = ""
     only_for: list[str] = Field(default_factory=list)
+    not_for: list[str] = Field(default_factory=list)
 
 
 class ScoreView(_View):

@@ -132,6 +132,7 @@ def print_evidence_axis(result: ScoreResult, console: Console, limit: int = 10) 
         listed = "; ".join(
             f"{p.question} = {show_value(p.value)}"
             + (f" (for {', '.join(p.only_for)})" if p.only_for else "")
+            + (f" (not for {', '.join(p.not_for)})" if p.not_for else "")
             + f" [{p.evidence.value}]"
             for p in result.controls_in_place
         )

@@ -43,3 +43,17 @@ def test_a_well_answered_vendor_is_rated_with_its_controls_beside_the_findings(
     assert "isolation.rejects_over_length_at_admission" in in_place
     html = (tmp_path / "well" / "report.html").read_text()
     assert "Questions to send the vendor" not in html and "In place (18)" in html
+
+
+def test_a_control_in_place_for_some_models_says_where_it_is_not(tmp_path: Path) -> None:
+    answers = tmp_path / "per.yaml"
+    answers.write_text(
+        "vendor: Per Model AI\ndate: 2026-11-01\nanswers:\n"
+        "  isolation.kv_page_zeroing: {value: yes, evidence: documented, per: {glm-5.3: no}}\n"
+    )
+    doc = review(answers, tmp_path / "per")
+    in_place = {c["question"]: c for c in doc["controls_in_place"]}
+    zeroing = in_place["isolation.kv_page_zeroing"]
+    assert (zeroing["only_for"], zeroing["not_for"]) == ([], ["glm-5.3"])
+    html = " ".join((tmp_path / "per" / "report.html").read_text().split())
+    assert "isolation.kv_page_zeroing</span> (documented), not for glm-5.3" in html

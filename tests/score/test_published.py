@@ -136,6 +136,30 @@ def test_answers_per_model_raise_what_holds_for_some_and_say_which() -> None:
     assert finding.title.endswith("(for gpt-4o-audio)")
     (in_place,) = [c for c in result.controls_in_place if c.question == "data.zero_retention"]
     assert in_place.value == "opt-in" and in_place.only_for == []
+    assert in_place.not_for == ["gpt-4o-audio"]  # approval there: not in place for it
+
+
+def test_a_control_in_place_for_one_model_is_not_shown_as_the_vendors() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from assess.vendor.render import print_score
+
+    result = scored(
+        "  isolation.kv_page_zeroing: {value: yes, evidence: documented, per: {glm-5.3: no}}\n"
+        "  isolation.kv_canaries: {value: no, evidence: documented, per: {llama-4: yes}}\n"
+    )
+    places = {c.question: (c.value, c.only_for, c.not_for) for c in result.controls_in_place}
+    assert places == {
+        "isolation.kv_page_zeroing": (True, [], ["glm-5.3"]),
+        "isolation.kv_canaries": (True, ["llama-4"], []),
+    }
+    out = StringIO()
+    print_score(result, Console(file=out, width=400))
+    text = out.getvalue()
+    assert "isolation.kv_page_zeroing = yes (not for glm-5.3) [documented]" in text
+    assert "isolation.kv_canaries = yes (for llama-4) [documented]" in text
 
 
 def test_the_providers_own_documents_contradicting_each_other_is_a_finding() -> None:

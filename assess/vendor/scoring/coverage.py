@@ -173,8 +173,10 @@ def controls_in_place(bank: Questionnaire, answers: AnswerSet) -> list[ControlIn
     out: list[ControlInPlace] = []
     for q in bank.questions:
         a = answers.get(q.id)
+        # A value per model that is not in place narrows the answer's: never shown as the vendor's.
         base = _in_place(q, a.value)
         labels = [label for label, v in sorted(a.per.items()) if _in_place(q, v)]
+        lacking = [label for label, v in sorted(a.per.items()) if not _in_place(q, v)]
         if not base and not labels:
             continue
         value = a.value if base else a.per[labels[0]]
@@ -187,6 +189,7 @@ def controls_in_place(bank: Questionnaire, answers: AnswerSet) -> list[ControlIn
                 ref=a.ref,
                 note=a.note,
                 only_for=[] if base else labels,
+                not_for=lacking if base else [],
             )
         )
     return out

@@ -85,6 +85,10 @@ class ControlInPlace(Model):
     only_for: list[str] = Field(
         default_factory=list, description="Models or deployments it holds for ([]: as answered)"
     )
+    not_for: list[str] = Field(
+        default_factory=list,
+        description="Models or deployments whose own value is not in place (or not known)",
+    )
 
 
 EvidenceVerdict = Literal["sufficient", "insufficient-evidence"]
