@@ -27,7 +27,8 @@ HEADER = """\
 
 Every command's `--help`, as `assess` prints it at {width} columns. This page is generated from
 the CLI (`python -m tests.cli_reference`) and `tests/test_cli_reference.py` fails when it differs
-from what the commands print, so it cannot drift. Hidden options are not listed.
+from what the commands print, so it cannot drift. Hidden options (old spellings kept for a release,
+see [Old spellings](#old-spellings)) are not listed.
 
 """
 
@@ -69,7 +70,20 @@ def render_page() -> str:
     for path in command_paths():
         title = " ".join(("assess", *path))
         parts.append(f"## `{title}`\n\n```text\n{render_help(path)}```\n\n")
+    parts.append(_old_spellings())
     return "".join(parts).rstrip("\n") + "\n"
+
+
+def _old_spellings() -> str:
+    from assess.cli.options import DEPRECATED
+
+    rows = "".join(f"| `{old}` | `{new}` | {where} |\n" for old, (new, where) in DEPRECATED.items())
+    return (
+        "## Old spellings\n\n"
+        "One name per meaning across commands: these old spellings still work for this release,\n"
+        "print a deprecation note on stderr, and are hidden from `--help`.\n\n"
+        "| old spelling | use instead | command (meaning) |\n|---|---|---|\n" + rows
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.conftest import REPO
 
-ARGS = ["report", "-q", "samples/vendors/well-run.yaml", "--format", "json"]
+ARGS = ["report", "-a", "samples/vendors/well-run.yaml", "--format", "json"]
 
 
 def _run(out: Path, stderr: int) -> subprocess.CompletedProcess[bytes]:

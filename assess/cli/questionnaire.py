@@ -47,7 +47,7 @@ def answers_yaml(answers: AnswerSet) -> str:
 
 
 def new_cmd(
-    out: str = typer.Option(..., "--out", help="Answers file to write ('-': stdout)."),
+    out: str = typer.Option(..., "--out", "-o", help="Answers file to write ('-': stdout)."),
     vendor: str = typer.Option("Vendor name", "--vendor", help="Vendor name to fill in."),
     date: str | None = typer.Option(
         None, "--date", help="Date of the answers, YYYY-MM-DD (default: today, UTC)."
@@ -77,7 +77,7 @@ def new_cmd(
 
 
 def export_cmd(
-    out: str = typer.Option(..., "--out", help="Spreadsheet to write ('-': stdout, csv)."),
+    out: str = typer.Option(..., "--out", "-o", help="Spreadsheet to write ('-': stdout, csv)."),
     fmt: SheetFormat = typer.Option(SheetFormat.XLSX, "--format", help="xlsx or csv."),
     answers: Path | None = typer.Option(
         None, "--answers", help="Pre-fill the sheet with these answers."
@@ -107,7 +107,7 @@ def export_cmd(
 
 def import_cmd(
     sheet: Path = typer.Argument(..., help="The filled-in spreadsheet (xlsx or csv)."),
-    out: str = typer.Option("-", "--out", help="Answers file to write ('-': stdout)."),
+    out: str = typer.Option("-", "--out", "-o", help="Answers file to write ('-': stdout)."),
     questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
 ) -> None:
     """Read a filled-in spreadsheet back into an answers file (every problem at once).

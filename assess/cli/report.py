@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from assess.cli.keys import PASSPHRASE_ENV, load_signing_key
+from assess.cli.options import either, old_spelling, required
 from assess.kernel.resources import data_dir
 
 if TYPE_CHECKING:  # the report core (pandas, weasyprint) is imported when a command runs
@@ -32,13 +33,14 @@ DEMO_REVIEW = "reviews/incident-like.review.yaml"
 REPORT_HELP = (
     "Write the vendor review: report.html, report.pdf (PDF/A-3b with report.json attached), "
     "report.json and manifest.json (SHA-256 of every input and output).\n\n"
-    "Only the questionnaire is required: a missing input makes the review say plainly what was "
+    "Only the vendor's answers (--answers) are required: a missing input makes the review say "
+    "plainly what was "
     "not assessed. With --logs, the received and possibly affected requests are listed in "
     "affected-requests.csv. Prompt and response text is redacted unless --include-prompts. "
     "With SOURCE_DATE_EPOCH set, report.json and manifest.json (and report.oscal.json and "
     "findings-register.xlsx, --format oscal,xlsx) are byte-identical across runs."
     "\n\n"
-    "Example: assess report --questionnaire answers.yaml --logs 'gw/*.jsonl.gz' "
+    "Example: assess report --answers answers.yaml --logs 'gw/*.jsonl.gz' "
     "--incident glm-5.3-kv-leak --probe probe.json --deploy-check deploy.json --out review"
 )
 DEMO_HELP = (
@@ -57,7 +59,7 @@ def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
     def shown(path: Path | str) -> str:
         return display_path(path, req.cwd)
 
-    args = ["assess", "report", "--questionnaire", shown(req.questionnaire)]
+    args = ["assess", "report", "--answers", shown(req.questionnaire)]
     for log in req.logs:
         args += ["--logs", shown(log)]
     if req.incident:
@@ -157,13 +159,15 @@ def run_report(
 
 
 # Options, named once here so the command's signature stays one line per option.
-_QUESTIONNAIRE = typer.Option(
-    ...,
-    "--questionnaire",
-    "-q",
+_ANSWERS = typer.Option(
+    None,
+    "--answers",
+    "-a",
     metavar="ANSWERS",
-    help="The vendor's answers (YAML/JSON), or an `assess score --json` result.",
+    help="The vendor's answers (YAML/JSON), or an `assess score --json` result. [required]",
 )
+# the question bank is --questionnaire everywhere else: this old spelling goes in a later release
+_OLD_ANSWERS = old_spelling("--questionnaire", "-q", new="--answers", metavar="ANSWERS")
 _LOGS = typer.Option(
     [],
     "--logs",
@@ -171,7 +175,10 @@ _LOGS = typer.Option(
     help="Request logs to scope (repeat; globs allowed), or an `assess scope --json` result.",
 )
 _INCIDENT = typer.Option(
-    None, "--incident", metavar="ID", help="Advisory to scope the logs against."
+    None,
+    "--incident",
+    metavar="ID",
+    help="Advisory to scope the logs against (default: glm-5.3-kv-leak, as for scope).",
 )
 _PRESET = typer.Option(
     None, "--preset", metavar="NAME", help="Log preset for --logs (default: auto)."
@@ -252,7 +259,7 @@ _SIGNER = typer.Option(
 
 
 def report_cmd(
-    questionnaire: Path = _QUESTIONNAIRE,
+    answers: Path | None = _ANSWERS,
     logs: list[str] = _LOGS,
     incident: str | None = _INCIDENT,
     preset: str | None = _PRESET,
@@ -271,6 +278,7 @@ def report_cmd(
     passphrase_env: str | None = PASSPHRASE_ENV,
     force: bool = _FORCE,
     due_from_review_date: bool = _DUE_FROM_REVIEW_DATE,
+    old_answers: Path | None = _OLD_ANSWERS,
 ) -> None:
     """Write the vendor review (see REPORT_HELP)."""
     from assess.report.files import Signing, parse_formats
@@ -281,7 +289,7 @@ def report_cmd(
     if sign is not None:  # read before the review is built: a wrong passphrase fails fast
         signing = Signing(key=load_signing_key(sign, passphrase_env), name=signer)
     req = ReportRequest(
-        questionnaire=questionnaire,
+        questionnaire=required(either(answers, old_answers, "--answers"), "--answers"),
         logs=logs,
         incident=incident,
         preset=preset,

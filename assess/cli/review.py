@@ -6,16 +6,17 @@ from pathlib import Path
 
 import typer
 
+from assess.cli.options import either, old_spelling
 from assess.kernel.errors import UsageError
 
 NEW_HELP = (
     "Write a commented review.yaml to fill in: report id and version, classification, scope and "
     "period, assessor / reviewer / approver, the decision and residual-risk acceptance, and the "
     "remediation plan. Give it to `assess report --review`.\n\n"
-    "With --from DIR (an earlier review) the plan lists that review's findings and exposure "
+    "With --previous DIR (an earlier review) the plan lists that review's findings and exposure "
     "actions, with their owners and statuses, and its report id, classification and scope are "
     "kept (version, period, people and decision are new).\n\n"
-    "Example: assess review new review.yaml --from assess-demo"
+    "Example: assess review new review.yaml --previous assess-demo"
 )
 
 
@@ -30,13 +31,14 @@ def register(app: typer.Typer) -> None:
     @group.command("new", help=NEW_HELP)
     def new_cmd(
         path: Path = typer.Argument(Path("review.yaml"), metavar="[PATH]", help="File to write."),
-        source: Path | None = typer.Option(
+        previous: Path | None = typer.Option(
             None,
-            "--from",
+            "--previous",
             metavar="DIR",
             help="An earlier review's folder (or report.json) whose items fill the plan.",
         ),
         force: bool = typer.Option(False, "--force", help="Overwrite PATH if it exists."),
+        old_from: Path | None = old_spelling("--from", new="--previous", metavar="DIR"),
     ) -> None:
         """Write the review file template (see NEW_HELP)."""
         from assess.kernel.atomic import write_text
@@ -46,6 +48,7 @@ def register(app: typer.Typer) -> None:
             raise UsageError(
                 f"{path}: exists already", "Give another PATH, or --force to overwrite it."
             )
+        source = either(previous, old_from, "--previous")
         items, meta = from_review(source) if source is not None else (None, None)
         write_text(path, review_template(path.name, items, meta))
         typer.echo(f"Wrote {path}: replace every <...>, then run assess report --review {path}")

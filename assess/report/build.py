@@ -228,9 +228,9 @@ def _not_assessed(sources: ReportSources) -> list[NotAssessed]:
         out.append(
             NotAssessed(
                 section="contradictions",
-                reason=f"The score given to --questionnaire was computed without {names}, so the "
+                reason=f"The score given to --answers was computed without {names}, so the "
                 "vendor's claims were not compared with that evidence and the score, tier and "
-                "findings do not reflect it. Give the answers file to --questionnaire instead, "
+                "findings do not reflect it. Give the answers file to --answers instead, "
                 "or re-score with `assess score ANSWERS --probe ... --deploy-check ... --json`.",
             )
         )

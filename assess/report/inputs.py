@@ -79,7 +79,7 @@ def validate_request(req: ReportRequest) -> None:
     """Check option combinations before any work is done.
 
     Raises:
-        UsageError: for --deploy-check with --deploy-log, --logs without --incident, or
+        UsageError: for --deploy-check with --deploy-log, --incident without --logs, or
             --evidence-for-vendor with an already scored questionnaire.
     """
     if req.period is not None:
@@ -91,17 +91,12 @@ def validate_request(req: ReportRequest) -> None:
             "--evidence-for-vendor only applies to raw answers: an `assess score --json` "
             "result was scored already",
             "Run `assess score ... --evidence-for-vendor --json FILE` and give FILE, or give "
-            "the answers file to --questionnaire.",
+            "the answers file to --answers.",
         )
     if req.deploy_check is not None and req.deploy_logs:
         raise UsageError(
             "--deploy-check and --deploy-log cannot be used together",
             "Give either a deploy-check JSON result or the server logs to check, not both.",
-        )
-    if req.logs and not req.incident and not _scope_document(req.logs):
-        raise UsageError(
-            "--logs needs --incident ID: the advisory to scope the logs against",
-            "List advisories with `assess advisories list`, e.g. --incident glm-5.3-kv-leak.",
         )
     if (req.incident or req.preset) and not req.logs:
         raise UsageError(

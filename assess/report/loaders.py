@@ -39,7 +39,7 @@ def questions_of(answers: Any, score: ScoreView) -> dict[str, tuple[str, bool]]:
 def load_answers(path: Path) -> Any:
     """Return a finished ScoreView (for an `assess score --json` file) or (bank, answers)."""
     if document_kind(path) == "assess.score":
-        view, _ = load_view(path, ScoreView, "assess.score", "--questionnaire")
+        view, _ = load_view(path, ScoreView, "assess.score", "--answers")
         return view
     from assess.vendor.answers_file import load_answers_and_bank
 
@@ -166,9 +166,10 @@ def load_scope(
         preset = raw.get("preset") if isinstance(raw.get("preset"), str) else None
         return view, preset, affected_rows(view)
     from assess.report.adapters import run_scope
+    from assess.scope.api import DEFAULT_INCIDENT
 
-    assert req.incident is not None  # validate_request
-    run = run_scope(req.logs, req.incident, req.preset, req.include_prompts, req.progress)
+    incident = req.incident or DEFAULT_INCIDENT  # the advisory `assess scope` defaults to
+    run = run_scope(req.logs, incident, req.preset, req.include_prompts, req.progress)
     inputs.extend(_log_inputs(run.files, run.document.get("inputs", []), req.cwd))
     view = ScopeView.model_validate(run.document)
     preset = run.document.get("preset")

@@ -61,7 +61,8 @@ class Recorded:
 
 
 _REPEATED = {"--probe": "probes", "--deploy-log": "deploy_logs", "--logs": "logs"}
-_SINGLE = {"--questionnaire": "questionnaire", "-q": "questionnaire",
+_SINGLE = {"--answers": "questionnaire", "-a": "questionnaire",
+           "--questionnaire": "questionnaire", "-q": "questionnaire",  # manifests before --answers
            "--deploy-check": "deploy_check", "--period": "period", "--review": "review",
            "--incident": "incident", "--preset": "preset", "--previous": "previous",
            "--format": "formats"}  # fmt: skip
@@ -110,7 +111,7 @@ def _request(rec: Recorded, base: Path, whole: bool) -> tuple[Any, list[str]]:
     if whole:
         wanted += [*rec.logs, *([rec.previous] if rec.previous else [])]
     found = {p: _found(p, base) for p in wanted}
-    missing = [p or "(no --questionnaire recorded)" for p, where in found.items() if where is None]
+    missing = [p or "(no --answers recorded)" for p, where in found.items() if where is None]
     if missing:
         return None, missing
 

@@ -71,7 +71,7 @@ def from_review(path: Path) -> tuple[list[TemplateItem], TemplateMeta]:
     Raises:
         InputError: when ``path`` holds no assess.report document.
     """
-    view = load_previous(path, "--from").view
+    view = load_previous(path, "--previous").view
     gov = view.governance
     meta = TemplateMeta(
         report_id=gov.report_id,

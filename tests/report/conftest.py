@@ -46,7 +46,7 @@ def full_args(src: Path, out: Path, *extra: str) -> list[str]:
     """Return `assess report` arguments using every fixture in ``src``."""
     return [
         "report",
-        "--questionnaire",
+        "--answers",
         str(src / "score.json"),
         "--logs",
         str(src / "scope.json"),

@@ -14,7 +14,7 @@ SAMPLES = REPO / "samples" / "vendors"
 
 
 def review(answers: Path, out: Path) -> dict[str, Any]:
-    result = invoke("report", "-q", str(answers), "--format", "json,html", "--out", str(out))
+    result = invoke("report", "-a", str(answers), "--format", "json,html", "--out", str(out))
     assert result.exit_code == 0, result.output
     doc: dict[str, Any] = json.loads((out / "report.json").read_text())
     return doc

@@ -65,7 +65,7 @@ def _reassess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Pat
     monkeypatch.chdir(tmp_path)
     (tmp_path / "samples").symlink_to(REPO / "samples")
     assert invoke("demo", "--out", "assess-demo").exit_code == 0
-    args = ["report", "-q", "samples/vendors/incident-like-after-fix.yaml", "--deploy-log"]
+    args = ["report", "-a", "samples/vendors/incident-like-after-fix.yaml", "--deploy-log"]
     args += ["samples/serverlogs/sglang-prefill.log", "--previous", "assess-demo"]
     result = invoke(*args, "--format", "html,json", "--out", "after")
     assert result.exit_code == 0, result.output

@@ -120,7 +120,7 @@ def test_review_new_filled_in_is_accepted(tmp_path: Path) -> None:
 
 def test_review_new_from_an_earlier_review_lists_its_items(signed: Path, tmp_path: Path) -> None:
     path = tmp_path / "next.yaml"
-    result = invoke("review", "new", str(path), "--from", str(signed))
+    result = invoke("review", "new", str(path), "--previous", str(signed))
     assert result.exit_code == 0, result.output
     text = path.read_text()
     assert '  "contradicted.isolation.kv_canaries":\n    owner: "Vendor management"' in text
@@ -131,9 +131,9 @@ def test_review_new_from_an_earlier_review_lists_its_items(signed: Path, tmp_pat
     assert '  classification: "Strictly confidential"' in text
     assert '  statement: "Nimbus Serverless GLM for the finance team"' in text
     assert '    name: "<who did the assessment>"' in text
-    wrong = invoke("review", "new", str(tmp_path / "x.yaml"), "--from", str(tmp_path / "none"))
+    wrong = invoke("review", "new", str(tmp_path / "x.yaml"), "--previous", str(tmp_path / "none"))
     assert wrong.exit_code == 2
-    assert "--from takes the folder of an earlier `assess report` run" in wrong.output
+    assert "--previous takes the folder of an earlier `assess report` run" in wrong.output
 
 
 BASE = REVIEW.read_text()

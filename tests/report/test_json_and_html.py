@@ -173,7 +173,7 @@ def test_include_prompts_shows_them(src: Path, module_tmp: Path) -> None:
 
 def test_missing_inputs_are_reported_as_not_assessed(src: Path, module_tmp: Path) -> None:
     out = module_tmp / "bare"
-    result = invoke("report", "--questionnaire", str(src / "score.json"), "--out", str(out), *FAST)
+    result = invoke("report", "--answers", str(src / "score.json"), "--out", str(out), *FAST)
     assert result.exit_code == 0, result.output
     assert "Not assessed (exposure)" in result.output
     doc = json.loads((out / "report.json").read_text())
@@ -191,7 +191,6 @@ def test_missing_inputs_are_reported_as_not_assessed(src: Path, module_tmp: Path
     ("args", "message"),
     [
         (["--deploy-check", "d.json", "--deploy-log", "x.log"], "cannot be used together"),
-        (["--logs", "x.jsonl"], "--logs needs --incident"),
         (["--incident", "glm-5.3-kv-leak"], "only apply to --logs"),
         (["--format", "html,docx"], "--format: 'html,docx'"),
         (["--evidence-for-vendor"], "--evidence-for-vendor only applies to raw answers"),
@@ -202,7 +201,7 @@ def test_bad_option_combinations_exit_2(
 ) -> None:
     result = invoke(
         "report",
-        "--questionnaire",
+        "--answers",
         str(src / "score.json"),
         "--out",
         str(module_tmp / "never"),
@@ -220,7 +219,7 @@ def test_a_document_of_the_wrong_kind_names_the_file(
     wrong = src / "scope.json"
     result = invoke(
         "report",
-        "--questionnaire",
+        "--answers",
         str(src / "score.json"),
         option,
         str(wrong),
@@ -233,7 +232,7 @@ def test_a_document_of_the_wrong_kind_names_the_file(
 
 def test_a_missing_questionnaire_is_a_clean_exit_2(module_tmp: Path) -> None:
     missing = module_tmp / "no-such-answers.yaml"
-    result = invoke("report", "--questionnaire", str(missing), "--out", str(module_tmp / "never"))
+    result = invoke("report", "--answers", str(missing), "--out", str(module_tmp / "never"))
     assert result.exit_code == 2
     assert str(missing) in result.output
     assert not (module_tmp / "never").exists()
@@ -243,7 +242,7 @@ def test_a_scope_document_needs_no_incident_but_refuses_another(
     src: Path, module_tmp: Path
 ) -> None:
     src = src
-    base = ["report", "-q", str(src / "score.json"), "--logs", str(src / "scope.json")]
+    base = ["report", "-a", str(src / "score.json"), "--logs", str(src / "scope.json")]
     ok = invoke(*base, "--out", str(module_tmp / "scoped"), "--format", "json")
     assert ok.exit_code == 0, ok.output
     doc = json.loads((module_tmp / "scoped" / "report.json").read_text())
@@ -277,7 +276,7 @@ def test_evidence_for_vendor_scores_the_lab_probe_in_the_review(
     out = module_tmp / f"bound-{scored}"
     flag = ["--evidence-for-vendor"] if scored else []
     vendor, probe = REPO / "samples/vendors/well-run.yaml", REPO / "samples/probes/leaky-lab.json"
-    args = ["report", "-q", str(vendor), "--probe", str(probe), "--out", str(out)]
+    args = ["report", "-a", str(vendor), "--probe", str(probe), "--out", str(out)]
     result = invoke(*args, "--format", "json", *flag)
     assert result.exit_code == 0, result.output
     doc = json.loads((out / "report.json").read_text())

@@ -29,7 +29,7 @@ NIST_SHA256 = "d9e34757f0c12aff61f52b821f0b8f83ba0ba75b3a149a202b08ba82f82bc4c3"
 
 def demo_args(out: Path, fmt: str = "json,oscal,xlsx") -> list[str]:
     """`assess report` on the demo's samples (the PDF left out: it takes the most time)."""
-    args = ["report", "-q", str(SAMPLES / DEMO_VENDOR), "--logs", str(SAMPLES / DEMO_LOGS)]
+    args = ["report", "-a", str(SAMPLES / DEMO_VENDOR), "--logs", str(SAMPLES / DEMO_LOGS)]
     args += ["--incident", "glm-5.3-kv-leak", "--probe", str(SAMPLES / DEMO_PROBE)]
     for log in DEMO_SERVERLOGS:
         args += ["--deploy-log", str(SAMPLES / log)]

@@ -97,7 +97,7 @@ def test_a_section_heading_stays_on_the_page_of_its_table(tmp_path: Path) -> Non
     """Only the answers reviewed: the appendix heading and intro used to end page 6, alone."""
     out = tmp_path / "out"
     vendor = data_dir("samples") / "vendors" / "incident-like.yaml"
-    result = invoke("report", "--questionnaire", str(vendor), "--out", str(out), "--format", "pdf")
+    result = invoke("report", "--answers", str(vendor), "--out", str(out), "--format", "pdf")
     assert result.exit_code == 0, result.output
     pages = [p.extract_text() for p in pypdf.PdfReader(out / "report.pdf").pages]
     [page] = [p for p in pages if "Appendix: inputs" in p]

@@ -25,7 +25,7 @@ def review_file(tmp_path: Path, period: str) -> Path:
 
 
 def report_args(out: Path, *extra: str) -> list[str]:
-    args = ["report", "-q", str(SAMPLES / DEMO_VENDOR), "--format", "json", "--out", str(out)]
+    args = ["report", "-a", str(SAMPLES / DEMO_VENDOR), "--format", "json", "--out", str(out)]
     for log in DEMO_SERVERLOGS:
         args += ["--deploy-log", str(SAMPLES / log)]
     return [*args, *extra]

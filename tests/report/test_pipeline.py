@@ -24,7 +24,7 @@ SAMPLES = data_dir("samples")
 def raw_args(out: Path, *extra: str) -> list[str]:
     args = [
         "report",
-        "--questionnaire",
+        "--answers",
         str(SAMPLES / DEMO_VENDOR),
         "--logs",
         str(SAMPLES / DEMO_LOGS),
@@ -94,7 +94,7 @@ def test_include_prompts_fills_the_prompt_and_response_columns(module_tmp: Path)
     out = module_tmp / "litellm-prompts"
     args = [
         "report",
-        "-q",
+        "--answers",
         str(SAMPLES / DEMO_VENDOR),
         "--logs",
         str(SAMPLES / "logs/litellm.ndjson"),
@@ -178,7 +178,7 @@ def test_no_private_folder_reaches_report_json(module_tmp: Path) -> None:
     for name in (vendor, DEMO_LOGS, DEMO_PROBE, *DEMO_SERVERLOGS):
         shutil.copy(SAMPLES / name, private / Path(name).name)
     # the logs (August) are older than the answers (November): vouched for, so they score
-    args = ["report", "-q", str(private / Path(vendor).name), "--evidence-for-vendor"]
+    args = ["report", "-a", str(private / Path(vendor).name), "--evidence-for-vendor"]
     args += ["--logs", str(private / Path(DEMO_LOGS).name), "--incident", "glm-5.3-kv-leak"]
     args += ["--probe", str(private / Path(DEMO_PROBE).name)]
     for log in DEMO_SERVERLOGS:
@@ -203,7 +203,7 @@ def test_a_score_computed_without_the_evidence_does_not_claim_it_was_checked(
     scored = invoke("score", str(vendor), "--json", str(src / "score.json"))
     assert scored.exit_code == 0, scored.output
     out = module_tmp / "score-without-probe-out"
-    args = ["report", "-q", str(src / "score.json"), "--probe", str(probe), "--out", str(out)]
+    args = ["report", "-a", str(src / "score.json"), "--probe", str(probe), "--out", str(out)]
     result = invoke(*args, "--format", "json,html")
     assert result.exit_code == 0, result.output
     assert "Not assessed (contradictions)" in result.output
@@ -219,7 +219,7 @@ def test_a_score_computed_without_the_evidence_does_not_claim_it_was_checked(
     with_probe += ["--json", str(src / "with.json")]
     assert invoke(*with_probe).exit_code in (0, 1)
     out2 = module_tmp / "score-with-probe-out"
-    args = ["report", "-q", str(src / "with.json"), "--probe", str(probe), "--out", str(out2)]
+    args = ["report", "-a", str(src / "with.json"), "--probe", str(probe), "--out", str(out2)]
     result = invoke(*args, "--format", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads((out2 / "report.json").read_text())
@@ -231,7 +231,7 @@ def test_a_probe_document_missing_a_field_is_a_clean_exit_2(module_tmp: Path) ->
     """It used to end in a pydantic traceback (exit 1) while scoring the raw answers."""
     probe = module_tmp / "half-probe.json"
     probe.write_text('{"schema_version": 1, "kind": "assess.probe"}\n')
-    args = ["report", "-q", str(SAMPLES / DEMO_VENDOR), "--probe", str(probe)]
+    args = ["report", "-a", str(SAMPLES / DEMO_VENDOR), "--probe", str(probe)]
     result = CliRunner(env=CLI_ENV).invoke(app, [*args, "--out", str(module_tmp / "never")])
     assert result.exit_code == 2, result.output
     assert f"{probe}: leak_found: Field required" in result.output
@@ -268,7 +268,7 @@ def test_logs_with_no_usable_request_are_not_assessable_in_the_report(module_tmp
     logs = module_tmp / "junk.ndjson"
     logs.write_text('{"x": 1}\n{"x": 2}\n')
     out = module_tmp / "junk-review"
-    args = ["report", "--questionnaire", str(SAMPLES / DEMO_VENDOR), "--logs", str(logs)]
+    args = ["report", "--answers", str(SAMPLES / DEMO_VENDOR), "--logs", str(logs)]
     args += ["--incident", "glm-5.3-kv-leak"]
     result = invoke(*args, "--preset", "canonical", "--out", str(out), "--format", "json")
     assert result.exit_code in (0, 1), result.output

@@ -71,7 +71,7 @@ def test_owners_come_from_the_review_file_by_ref_or_id(first: Path) -> None:
 
 def test_no_exposure_actions_without_logs(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    args = ["report", "--questionnaire", str(REPORT_ASSETS / "score.json"), "--out", str(out)]
+    args = ["report", "--answers", str(REPORT_ASSETS / "score.json"), "--out", str(out)]
     # the review file plans exposure.purge: a known action, so no error when it does not apply
     args += ["--review", str(REPORT_ASSETS / "review.yaml")]
     assert invoke(*args, *JSON).exit_code == 0
@@ -199,7 +199,7 @@ def test_exposure_actions_not_done_are_carried_when_logs_are_not_given_again(
     first: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    args = ["report", "-q", str(REPORT_ASSETS / "score.json"), "--previous", str(first)]
+    args = ["report", "-a", str(REPORT_ASSETS / "score.json"), "--previous", str(first)]
     assert invoke(*args, "--out", str(out), *JSON).exit_code == 0
     rows = plan(out)
     notify = rows["exposure.notify"]  # open then: still to do, whatever this run scoped

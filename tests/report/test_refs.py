@@ -34,7 +34,7 @@ def docs(module_tmp: Path) -> dict[str, Any]:
     ]
     score = invoke("score", answers, *evidence, "--json", "-")
     out = module_tmp / "review"
-    result = invoke("report", "-q", answers, *evidence, "--out", str(out))
+    result = invoke("report", "-a", answers, *evidence, "--out", str(out))
     assert result.exit_code == 0, result.output
     pdf = pypdf.PdfReader(io.BytesIO((out / "report.pdf").read_bytes()))
     return {
@@ -116,7 +116,7 @@ def test_a_review_of_the_score_document_keeps_its_refs(
     scored.write_text(json.dumps(docs["score"]))
     out = module_tmp / "from-score"
     deploy = str(module_tmp / "deploy.json")
-    result = invoke("report", "-q", str(scored), "--deploy-check", deploy, "--format", "json",
+    result = invoke("report", "-a", str(scored), "--deploy-check", deploy, "--format", "json",
                     "--out", str(out))  # fmt: skip
     assert result.exit_code == 0, result.output
     again = json.loads((out / "report.json").read_text())

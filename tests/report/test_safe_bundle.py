@@ -18,7 +18,7 @@ ANSWERS = str(REPO / "samples" / "vendors" / "incident-like.yaml")
 
 
 def report(out: Path, *extra: str) -> Any:
-    return invoke("report", "-q", ANSWERS, "--format", "html,json", "--out", str(out), *extra)
+    return invoke("report", "-a", ANSWERS, "--format", "html,json", "--out", str(out), *extra)
 
 
 def test_an_existing_review_is_not_replaced_without_force(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ def signed(module_tmp: Path) -> Path:
     for name in ("committee", "other"):
         result = invoke("keys", "new", str(root / name))
         assert result.exit_code == 0, result.output
-    args = ["report", "-q", str(SAMPLES / "vendors/incident-like.yaml"), "--incident"]
+    args = ["report", "-a", str(SAMPLES / "vendors/incident-like.yaml"), "--incident"]
     args += ["glm-5.3-kv-leak", "--logs", str(SAMPLES / "logs/cloudflare-ai-gateway.ndjson")]
     args += ["--probe", str(SAMPLES / "probes/leaky-lab.json")]
     args += ["--deploy-log", str(SAMPLES / "serverlogs/sglang-prefill.log")]
@@ -312,7 +312,7 @@ def test_an_encrypted_key_takes_its_passphrase_from_the_environment(tmp_path: Pa
     assert made.exit_code == 0, made.output
     assert b"ENCRYPTED" in (tmp_path / "k.key").read_bytes()
     assert "correct horse" not in made.output
-    args = ["report", "-q", str(SAMPLES / "vendors/incident-like.yaml"), "--format", "json"]
+    args = ["report", "-a", str(SAMPLES / "vendors/incident-like.yaml"), "--format", "json"]
     args += ["--out", str(tmp_path / "r"), "--sign", str(tmp_path / "k.key")]
     wrong = invoke(*args, "--passphrase-env", "REVIEW_KEY_PASS", env={"REVIEW_KEY_PASS": "no"})
     assert wrong.exit_code == 2

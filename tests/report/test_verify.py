@@ -32,7 +32,7 @@ def made(module_tmp: Path) -> Path:
     for name, src in INPUTS.items():
         shutil.copy(src, root / "in" / name)
     src = root / "in"
-    args = ["report", "-q", str(src / "incident-like.yaml"), "--incident", "glm-5.3-kv-leak"]
+    args = ["report", "-a", str(src / "incident-like.yaml"), "--incident", "glm-5.3-kv-leak"]
     args += [
         "--logs",
         str(src / "cloudflare-ai-gateway.ndjson"),
@@ -179,7 +179,7 @@ def test_bad_usage_is_exit_2(tmp_path: Path) -> None:
 
 def test_recorded_command_reads_the_score_bearing_options() -> None:
     recorded = recorded_command(
-        ["assess", "report", "--questionnaire", "a.yaml", "--review", "r.yaml", "--probe", "p1",
+        ["assess", "report", "--answers", "a.yaml", "--review", "r.yaml", "--probe", "p1",
          "--probe", "p2", "--some-flag", "--deploy-log", "x.log", "--evidence-for-vendor",
          "--period", "2026-09-01..2026-09-30", "--out", ".", "--format", "json"]
     )  # fmt: skip
@@ -196,7 +196,7 @@ def test_the_recorded_options_are_used_to_recompute(tmp_path: Path) -> None:
     out = tmp_path / "review"
     args = [
         "report",
-        "-q",
+        "--answers",
         str(tmp_path / "well-run.yaml"),
         "--probe",
         str(tmp_path / "leaky-lab.json"),
