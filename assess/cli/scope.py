@@ -299,6 +299,9 @@ def _finish(
     if explain:
         render_reading(result, console)
     render(result, console)
+    accounts = result.accounts_assessment
+    if accounts.verdict == "not_assessable":  # the account counts above are no count at all
+        stderr_console().print(f"accounts: NOT ASSESSABLE: {accounts.reason}", markup=False)
     render_verdict(result, console)
     raise typer.Exit(result.exit_code)
 

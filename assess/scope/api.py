@@ -135,7 +135,7 @@ def scope_run(
     )
     require_evidence(result, reader.preset.id)
     _require_requests_beside_side_table(result)
-    result = with_reading(result, reader.preset.fields)
+    result = with_reading(result, reader.preset)
     return ScopeRun(result=result, files=list(reader.files), accumulator=acc)
 
 

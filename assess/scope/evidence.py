@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from assess.kernel.errors import InputError, UsageError
 from assess.scope.models import (
+    AccountsAssessment,
     Assessment,
     ModelCount,
     PlatformShare,
@@ -18,6 +19,9 @@ from assess.scope.models import (
     ScopeResult,
     SkippedRecord,
 )
+
+if TYPE_CHECKING:
+    from assess.scope.logs.presets import Preset
 
 Verdict = Literal["affected", "not_affected", "not_assessable"]
 #: The exit code of each verdict: a problem found (1), none (0), nothing can be said (2).
@@ -133,14 +137,18 @@ class NotAssessable(InputError):
         self.result = result
 
 
-def with_reading(result: ScopeResult, fields: Mapping[str, list[str]]) -> ScopeResult:
-    """``result`` whose not-assessable reasons name the required fields no candidate path of
-    ``fields`` (the preset's) found in a file (from ``reading``)."""
+def with_reading(result: ScopeResult, preset: Preset) -> ScopeResult:
+    """``result`` with what its ``reading`` shows: accounts not assessable when their side
+    table is missing (:func:`accounts_assessment`), and not-assessable reasons naming the
+    required fields no candidate path of ``preset`` found in a file."""
+    accounts = accounts_assessment(result, preset)
+    if accounts.verdict != "assessable":
+        result = result.model_copy(update={"accounts_assessment": accounts})
     if result.verdict != "not_assessable":
         return result
     lacking = [
         f"{reading.file}: no {field.field} at any of its paths "
-        f"({', '.join(fields.get(field.field, [])[:6])}) with preset {result.preset}"
+        f"({', '.join(preset.fields.get(field.field, [])[:6])}) with preset {result.preset}"
         for reading in result.reading
         for field in reading.fields
         if field.field in ("timestamp", "model") and not field.records_with_value
@@ -151,6 +159,26 @@ def with_reading(result: ScopeResult, fields: Mapping[str, list[str]]) -> ScopeR
         update={"reasons": [*result.assessment.reasons, *lacking]}
     )
     return result.model_copy(update={"assessment": assessment})
+
+
+def accounts_assessment(result: ScopeResult, preset: Preset) -> AccountsAssessment:
+    """Return whether ``result`` could tell accounts: not when ``preset`` takes them only from
+    a joined side table and no input file was read as one (an Azure APIM LLM log without its
+    ApiManagementGatewayLogs export would otherwise show every request with no account)."""
+    join = preset.join
+    if join is None or "account_id" not in join.fields or "account_id" in preset.fields:
+        return AccountsAssessment()
+    if any(reading.role == "side table" for reading in result.reading):
+        return AccountsAssessment()
+    table = join.detect.name or "the side table"
+    return AccountsAssessment(
+        verdict="not_assessable",
+        reason=(
+            f"preset {preset.id} takes each request's account from its side table ({table}, "
+            f"joined on {join.key}), and no input is that table: accounts cannot be told. "
+            f"Give that table's export in the same run."
+        ),
+    )
 
 
 def platform_share(

@@ -338,6 +338,15 @@ class InputNote(Model):
     same_as: str | None = Field(default=None, description="The input read in its place")
 
 
+class AccountsAssessment(Model):
+    """Whether the run could tell the accounts of its requests (``accounts_assessment``): a
+    preset whose accounts come from a joined side table (Azure APIM's gateway log) cannot when
+    no file of that table was given, and its account counts are then no count at all."""
+
+    verdict: Literal["assessable", "not_assessable"] = "assessable"
+    reason: str | None = Field(default=None, description="Why not (verdict not_assessable)")
+
+
 class ScopeResult(Model):
     """The `assess scope --json` document (kind assess.scope)."""
 
@@ -364,6 +373,10 @@ class ScopeResult(Model):
     inputs_not_read: list[InputNote] = Field(
         default_factory=list,
         description="Inputs named but not read: duplicates (read once) and broken symlinks",
+    )
+    accounts_assessment: AccountsAssessment = Field(
+        default_factory=AccountsAssessment,
+        description="Whether accounts could be told (not_assessable: their side table is missing)",
     )
     reading: list[FileReading] = Field(
         default_factory=list, description="Per input file: the preset chosen and each field's path"
