@@ -130,9 +130,9 @@ def scope_run(
     reading = _Reading(reader, preset or "auto", maps)
     inputs = _read(reader, acc, jobs, progress, reading.start)
     result = acc.result(reader.preset.id, inputs, *platform)
-    result = result.model_copy(
-        update={"reading": reading.result(), "inputs_not_read": reader.input_notes}
-    )
+    notes = {"reading": reading.result(), "inputs_not_read": reader.input_notes}
+    result = result.model_copy(update=notes)
+    reader.release()  # the local copies of remote objects
     require_evidence(result, reader.preset.id)
     _require_requests_beside_side_table(result)
     result = with_reading(result, reader.preset)

@@ -18,6 +18,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,14 +37,65 @@ def _free_port() -> int:
     return port
 
 
+class Traffic:
+    """The requests the S3 server answered: (method, key path, Range header, body bytes sent).
+
+    A WSGI layer around moto's application counts the bytes of each response body as it is
+    sent, so a test can say how often and how much of each object was fetched.
+    """
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str, str | None, int]] = []
+
+    def wrap(self, app: Any) -> Any:
+        def counted(environ: dict[str, Any], start: Any) -> Iterator[bytes]:
+            sent = 0
+            try:
+                for part in app(environ, start):
+                    sent += len(part)
+                    yield part
+            finally:
+                query = environ.get("QUERY_STRING") or ""
+                path = environ["PATH_INFO"] + (f"?{query}" if query else "")
+                self.requests.append(
+                    (environ["REQUEST_METHOD"], path, environ.get("HTTP_RANGE"), sent)
+                )
+
+        return counted
+
+    def gets(self, bucket: str, key: str) -> list[tuple[int, int]]:
+        """Return the (first byte, bytes sent) of every GET of ``s3://bucket/key``, in the order
+        their bodies were sent."""
+        out = []
+        for method, path, ranged, sent in self.requests:
+            if method == "GET" and path == f"/{bucket}/{key}":
+                first = int(ranged.split("=")[1].split("-")[0]) if ranged else 0
+                out.append((first, sent))
+        return out
+
+
+#: What the session's S3 server answered (reset by the ``s3_traffic`` fixture).
+S3_TRAFFIC = Traffic()
+
+
+@pytest.fixture
+def s3_traffic(s3_endpoint: str) -> Traffic:
+    """The S3 server's requests from now on."""
+    S3_TRAFFIC.requests.clear()
+    return S3_TRAFFIC
+
+
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
-    """Start moto's S3 server; the environment points the standard chain at it."""
+    """Start moto's S3 server (its requests counted in :data:`S3_TRAFFIC`); the environment
+    points the standard chain at it."""
     moto_server = pytest.importorskip("moto.server")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     port = _free_port()
     server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
+    inner = server._server  # werkzeug's server: each request is handed to its ``app``
+    inner.app = S3_TRAFFIC.wrap(inner.app)
     endpoint = f"http://127.0.0.1:{port}"
     saved = {name: os.environ.get(name) for name in (*FAKE_AWS, "AWS_ENDPOINT_URL")}
     os.environ.update(FAKE_AWS, AWS_ENDPOINT_URL=endpoint)

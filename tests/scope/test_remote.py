@@ -19,7 +19,8 @@ import zstandard
 from assess.kernel.errors import InputError
 from assess.scope.api import scope_run
 from assess.scope.logs import remote
-from assess.scope.logs.remote import ReadAhead, RemoteFile, display_url, expand_remote, glob_regex
+from assess.scope.logs.listing import expand_remote, glob_regex
+from assess.scope.logs.remote import ReadAhead, RemoteFile, display_url
 from tests.scope.conftest import FAKE_AWS, GCS_BUCKET, put_gcs, put_object
 from tests.scope.traplogs import trap_ndjson
 

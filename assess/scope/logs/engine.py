@@ -126,6 +126,12 @@ class LogReader:
             for batch in self._file(path):
                 yield batch if self.want_text is None else batch.with_details(self.want_text)
 
+    def release(self) -> None:
+        """Delete the local copies of remote objects kept while the run reads them."""
+        for path in self.files:
+            if hasattr(path, "release"):
+                path.release()
+
     def _side_table(self) -> dict[str, dict[str, Any]]:
         side: dict[str, dict[str, Any]] = {}
         join = self.preset.join

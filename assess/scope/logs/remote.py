@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,6 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from assess.kernel.common import InputFile, hash_file
 from assess.kernel.errors import InputError
+from assess.scope.logs.spool import Spool
 from assess.scope.models import InputNote
 
 SCHEMES = ("s3", "gs", "gcs", "http", "https")
@@ -39,7 +39,6 @@ CHUNK = 8 << 20
 AHEAD = 2
 #: The first read of a file fetches at most this much (sniffing asks for a few bytes only).
 HEAD = 64 << 10
-_WILDCARDS = "*?["
 
 
 def is_remote(pattern: str) -> bool:
@@ -75,6 +74,14 @@ class RemoteFile:
         self.size = size
         self.display = display_url(url)
         self.name = urlsplit(url).path.rsplit("/", 1)[-1]
+        self._spool: Spool | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The URL and size: a worker process fetches on its own (a spool is a local file)."""
+        return {"url": self.url, "size": self.size}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["url"], state["size"])  # type: ignore[misc]
 
     def __str__(self) -> str:
         return self.display
@@ -116,38 +123,68 @@ class RemoteFile:
         Raises:
             InputError: for https:// (no random access here) or an object that cannot be opened.
         """
-        scheme, bucket, key = split_url(self.url)
+        scheme = split_url(self.url)[0]
         if scheme in ("http", "https"):
             raise InputError(
                 f"{self.display}: Parquet over {scheme}:// is not read (it needs random access)",
                 "Copy it to object storage (s3://, gs://) or to a local file first.",
             )
-        try:
-            return filesystem(scheme, bucket).open_input_file(f"{bucket}/{key}")
-        except OSError as exc:
-            raise _unreadable(self.display, exc) from exc
+        spool = self.spool()
+        spool.fill()
+        from pyarrow import OSFile
+
+        return OSFile(spool.name)
+
+    def spool(self) -> Spool:
+        """Return the object's spool (made on first use): every byte is fetched once."""
+        if self._spool is None:
+            self._spool = Spool(self._fetcher())
+        return self._spool
+
+    def release(self) -> None:
+        """Delete the bytes kept of the object (a later read fetches them again)."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+    def evidence(self) -> InputFile | None:
+        """Return the size and SHA-256 of the object when its spool holds all of it."""
+        known = self._spool.evidence() if self._spool is not None else None
+        if known is None:
+            return None
+        return InputFile(path=self.display, bytes=known[0], sha256=known[1])
+
+    def _fetcher(self) -> Callable[[int, int], bytes]:
+        """Return ``fetch(offset, size)``: one ranged GET of the object (opened on first use)."""
+        scheme, bucket, key = split_url(self.url)
+        handles: list[Any] = []
+
+        def fetch(offset: int, size: int) -> bytes:
+            try:
+                if not handles:
+                    handles.append(filesystem(scheme, bucket).open_input_file(f"{bucket}/{key}"))
+                data: bytes = handles[0].read_at(size, offset)
+            except OSError as exc:
+                raise _unreadable(self.display, exc) from exc
+            return data
+
+        return fetch
 
     def _pieces(self, first: int) -> Iterator[bytes]:
-        """Yield the object's bytes from offset 0: ``first`` bytes, then CHUNK pieces."""
-        scheme, bucket, key = split_url(self.url)
+        """Yield the object's bytes from offset 0: ``first`` bytes, then CHUNK pieces (from the
+        spool where an earlier read fetched them)."""
+        scheme = split_url(self.url)[0]
         if scheme in ("http", "https"):
             from assess.scope.logs.remote_http import http_pieces
 
             yield from http_pieces(self.url, self.display, first)
             return
-        try:
-            handle = filesystem(scheme, bucket).open_input_file(f"{bucket}/{key}")
-        except OSError as exc:
-            raise _unreadable(self.display, exc) from exc
-        with handle:
-            offset, size = 0, first
-            while True:
-                piece: bytes = handle.read_at(size, offset)
-                if not piece:
-                    return
-                yield piece
-                offset += len(piece)
-                size = CHUNK
+        spool = self.spool()
+        offset, size = 0, max(first, HEAD)  # a sniff's 8 bytes: one request for the head
+        while piece := spool.piece(offset, size):
+            yield piece
+            offset += len(piece)
+            size = CHUNK
 
 
 class ReadAhead(io.RawIOBase):
@@ -255,100 +292,20 @@ def _unreadable(display: str, exc: BaseException) -> InputError:
     )
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Return the regex of a glob over object keys: ``**/`` spans folders, ``*`` and ``?`` stay
-    within one, ``[...]`` is a set (``[!...]`` its complement)."""
-    out: list[str] = []
-    at = 0
-    while at < len(pattern):
-        char = pattern[at]
-        if pattern.startswith("**/", at):
-            out.append("(?:[^/]*/)*")
-            at += 3
-            continue
-        if pattern.startswith("**", at):
-            out.append(".*")
-            at += 2
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[" and (end := pattern.find("]", at + 2)) > 0:
-            body = pattern[at + 1 : end]
-            body = "^" + body[1:] if body.startswith("!") else body
-            out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
-            at = end + 1
-            continue
-        else:
-            out.append(re.escape(char))
-        at += 1
-    return re.compile("".join(out) + r"\Z")
-
-
-def expand_remote(pattern: str) -> list[RemoteFile]:
-    """Return the objects named by the URL ``pattern`` (a glob over keys for s3:// and gs://).
-
-    Raises:
-        InputError: for a missing object, a glob that matches nothing, a wildcard in an https://
-            URL, or a bucket that cannot be listed.
-    """
-    scheme, bucket, key = split_url(pattern)
-    wild = any(ch in key for ch in _WILDCARDS)
-    if scheme in ("http", "https"):
-        if wild:
-            raise InputError(
-                f"{display_url(pattern)}: a web server cannot be listed, so the URL cannot hold "
-                "a wildcard",
-                "Give each URL, or put the logs in s3:// or gs:// and use a glob there.",
-            )
-        from assess.scope.logs.remote_http import http_size
-
-        return [RemoteFile(pattern, http_size(pattern))]
-    if not bucket or not key:
-        raise InputError(
-            f"{display_url(pattern)}: give a bucket and a key or glob, e.g. s3://bucket/logs/*.gz"
-        )
-    from pyarrow import fs
-
-    system = filesystem(scheme, bucket)
-    try:
-        if not wild:
-            info = system.get_file_info(f"{bucket}/{key}")
-            if info.type != fs.FileType.File:
-                raise InputError(f"{display_url(pattern)}: no such object", "Check the key.")
-            return [RemoteFile(pattern, info.size)]
-        fixed = key[: min(key.find(c) for c in _WILDCARDS if c in key)].rpartition("/")[0]
-        base = f"{bucket}/{fixed}" if fixed else bucket
-        selector = fs.FileSelector(base, recursive=True, allow_not_found=True)
-        infos = system.get_file_info(selector)
-    except OSError as exc:
-        raise _unreadable(display_url(pattern), exc) from exc
-    wanted = glob_regex(key)
-    found = sorted(
-        (i.path.split("/", 1)[1], i.size)
-        for i in infos
-        if i.type == fs.FileType.File and wanted.match(i.path.split("/", 1)[1])
-    )
-    if not found:
-        raise InputError(
-            f"{display_url(pattern)}: the pattern matches no object", "Check the glob and quote it."
-        )
-    root = f"{pattern.split('://', 1)[0]}://{bucket}/"
-    return [RemoteFile(root + name, size) for name, size in found]
-
-
 def expand_logs(
     patterns: Sequence[str], notes: list[InputNote] | None = None
 ) -> list[Path | RemoteFile]:
     """Return the files named by ``patterns``: local paths and globs, or URLs (see
-    :func:`expand_remote`), in order, each file and each content once (see
-    :func:`~assess.scope.logs.identity.dedupe`); what is not read is added to ``notes``.
+    :func:`~assess.scope.logs.listing.expand_remote`), in order, each file and each content
+    once (see :func:`~assess.scope.logs.identity.dedupe`); what is not read is added to
+    ``notes``.
 
     Raises:
-        InputError: as :func:`~assess.scope.logs.sources.expand_inputs` and :func:`expand_remote`.
+        InputError: as :func:`~assess.scope.logs.sources.expand_inputs` and
+            :func:`~assess.scope.logs.listing.expand_remote`.
     """
     from assess.scope.logs.identity import dedupe
+    from assess.scope.logs.listing import expand_remote
     from assess.scope.logs.sources import expand_inputs
 
     found: list[Path | RemoteFile] = []
@@ -375,6 +332,8 @@ def evidence(path: Path | RemoteFile) -> InputFile:
     """
     if not isinstance(path, RemoteFile):
         return hash_file(path)
+    if (known := path.evidence()) is not None:
+        return known
     digest, size = hashlib.sha256(), 0
     with path.open() as handle:
         while block := handle.read(CHUNK):

@@ -1,0 +1,84 @@
+"""One download per remote object: the bytes fetched are kept, so every later read is local.
+
+A scope run opens an object several times: sniffing its compression (8 bytes), sampling records
+for ``--preset auto`` and for the reading report, then the read itself; a Parquet object is
+opened for its footer, its row groups, then hashed. Each open used to fetch again (an NDJSON
+object was downloaded twice, a Parquet object three times). A :class:`Spool` fetches every byte
+of the object once, in order from offset 0, keeps it in a temporary file and serves any later
+read of those bytes from there; the SHA-256 is taken from the same bytes as they arrive.
+
+Disk, not memory: a text object keeps its first :data:`KEEP` bytes (what sampling reads; beyond,
+the one stream reading on passes the bytes through, hashed by the reader); a Parquet object is
+kept whole (random access), until the run releases it (:meth:`Spool.close`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+from collections.abc import Callable
+from typing import IO
+
+#: The prefix of a text object kept on disk: more than sampling a file reads ahead (64 KB, then
+#: two 8 MB pieces fetched ahead of a 16 MB block), so no sample is fetched twice.
+KEEP = 64 << 20
+
+
+class Spool:
+    """The prefix of one object fetched so far, in a temporary file, and its SHA-256.
+
+    ``fetch(offset, size)`` returns up to ``size`` bytes at ``offset`` (empty at the end); it is
+    called under a lock, so two streams (the reading report's sample in its thread, the read)
+    never fetch the same bytes.
+    """
+
+    def __init__(self, fetch: Callable[[int, int], bytes], keep: int | None = None) -> None:
+        self._fetch = fetch
+        self.keep = KEEP if keep is None else keep
+        self._lock = threading.Lock()
+        self._file: IO[bytes] = tempfile.NamedTemporaryFile(prefix="assess-spool-")  # noqa: SIM115
+        self.stored = 0
+        self._digest = hashlib.sha256()
+        self.complete = False  # the whole object is stored
+
+    @property
+    def name(self) -> str:
+        """The temporary file's path (a Parquet reader opens it for random access)."""
+        return str(self._file.name)
+
+    def piece(self, offset: int, size: int) -> bytes:
+        """Return up to ``size`` bytes at ``offset``: stored ones, or fetched (and stored while
+        they continue the stored prefix within ``keep``); empty at the end of the object."""
+        with self._lock:
+            if offset < self.stored:
+                return os.pread(self._file.fileno(), min(size, self.stored - offset), offset)
+            if self.complete:
+                return b""
+            data = self._fetch(offset, size)
+            if offset == self.stored and self.stored < self.keep:
+                if data:
+                    os.pwrite(self._file.fileno(), data, offset)
+                    self.stored += len(data)
+                    self._digest.update(data)
+                else:
+                    self.complete = True
+            return data
+
+    def fill(self) -> None:
+        """Fetch and store the whole object (Parquet: footer and row groups are then read from
+        the stored copy)."""
+        self.keep = max(self.keep, 1 << 62)
+        while self.piece(self.stored, 8 << 20):
+            pass
+        self.piece(self.stored, 1)  # the end: marks the spool complete
+
+    def evidence(self) -> tuple[int, str] | None:
+        """Return (bytes, SHA-256) of the whole object when it is stored, else None."""
+        with self._lock:
+            return (self.stored, self._digest.hexdigest()) if self.complete else None
+
+    def close(self) -> None:
+        """Delete the stored bytes."""
+        self._file.close()

@@ -1,0 +1,123 @@
+"""Each remote object is fetched once: sniffing, ``--preset auto``'s sample, the reading report,
+the read and the hash share one download (counted on the moto server: every GET and the bytes it
+sent, tests/scope/conftest.py ``Traffic``).
+
+Before: an NDJSON object was downloaded twice and a Parquet object three times (issue 39).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assess.scope.api import scope_run
+from assess.scope.logs import remote, spool
+from tests.scope.conftest import Traffic, put_object
+from tests.scope.traplogs import trap_ndjson
+
+pytest.importorskip("moto")
+
+
+def _once(traffic: Traffic, bucket: str, key: str, size: int) -> None:
+    """Assert the GETs of the object cover its bytes exactly once (sorted by first byte: the
+    server logs a GET when its body is sent, so two may be logged out of order)."""
+    gets = sorted(traffic.gets(bucket, key))
+    assert gets, f"{key} was never fetched"
+    at = 0
+    for first, sent in gets:
+        assert first == at, f"{key}: bytes from {first} fetched again (GETs {gets})"
+        at += sent
+    assert at == size, f"{key}: {at} bytes fetched for {size} (GETs {gets})"
+
+
+def _parquet(tmp_path: Path) -> Path:
+    from tests.scope.helpers import write
+
+    records = [
+        {
+            "timestamp": f"2026-08-27T{i % 24:02d}:00:00Z",
+            "model": "glm-5.3" if i % 3 else "other",
+            "prompt_tokens": 700_000 + i,
+            "request_id": f"req-{i}",
+        }
+        for i in range(30_000)
+    ]
+    return write(tmp_path / "x.parquet", records, "parquet")
+
+
+@pytest.mark.parametrize("preset", ["auto", "canonical"])
+def test_ndjson_object_is_fetched_once_in_pieces(
+    tmp_path: Path, s3_bucket: str, s3_traffic: Traffic, monkeypatch: Any, preset: str
+) -> None:
+    monkeypatch.setattr(remote, "CHUNK", 4 << 10)  # many pieces from a small object
+    monkeypatch.setattr(remote, "HEAD", 4 << 10)
+    body = gzip.compress(trap_ndjson(3, 2500))
+    assert len(body) > 4 * remote.CHUNK + remote.HEAD
+    put_object(s3_traffic_endpoint(), s3_bucket, "a/x.json.gz", body)
+    (tmp_path / "x.json.gz").write_bytes(body)
+    s3_traffic.requests.clear()
+    far = scope_run([f"s3://{s3_bucket}/a/x.json.gz"], preset=preset).result
+    _once(s3_traffic, s3_bucket, "a/x.json.gz", len(body))
+    near = scope_run([str(tmp_path / "x.json.gz")], preset=preset).result
+    assert far.counts == near.counts and far.counts.over_threshold
+    assert far.affected.request_ids == near.affected.request_ids
+    assert far.inputs[0].sha256 == hashlib.sha256(body).hexdigest()
+
+
+def test_parquet_object_is_fetched_once_footer_row_groups_and_hash(
+    tmp_path: Path, s3_bucket: str, s3_traffic: Traffic
+) -> None:
+    path = _parquet(tmp_path)
+    body = path.read_bytes()
+    put_object(s3_traffic_endpoint(), s3_bucket, "p/x.parquet", body)
+    s3_traffic.requests.clear()
+    far = scope_run([f"s3://{s3_bucket}/p/x.parquet"]).result  # auto: sampled, then read
+    _once(s3_traffic, s3_bucket, "p/x.parquet", len(body))
+    near = scope_run([str(path)]).result
+    assert far.counts == near.counts and far.counts.over_threshold == 20_000
+    assert far.affected.request_ids == near.affected.request_ids
+    assert far.inputs[0].sha256 == hashlib.sha256(body).hexdigest()
+
+
+def test_a_text_object_beyond_the_kept_prefix_is_streamed_and_hashed_whole(
+    tmp_path: Path, s3_bucket: str, s3_traffic: Traffic, monkeypatch: Any
+) -> None:
+    """Only the first KEEP bytes stay on disk; the read streams the rest (bytes passed through,
+    hashed by the reader): same answer and hash as the local file."""
+    monkeypatch.setattr(remote, "CHUNK", 4 << 10)
+    monkeypatch.setattr(remote, "HEAD", 4 << 10)
+    monkeypatch.setattr(spool, "KEEP", 8 << 10)
+    body = gzip.compress(trap_ndjson(5, 3000))
+    assert len(body) > 3 * spool.KEEP
+    put_object(s3_traffic_endpoint(), s3_bucket, "k/x.json.gz", body)
+    (tmp_path / "x.json.gz").write_bytes(body)
+    far = scope_run([f"s3://{s3_bucket}/k/x.json.gz"], preset="canonical").result
+    near = scope_run([str(tmp_path / "x.json.gz")], preset="canonical").result
+    assert far.model_dump(mode="json")["counts"] == near.model_dump(mode="json")["counts"]
+    assert far.inputs[0].sha256 == near.inputs[0].sha256 == hashlib.sha256(body).hexdigest()
+    assert far.inputs[0].bytes == len(body)
+
+
+def test_the_run_deletes_its_local_copies(s3_bucket: str, s3_traffic: Traffic) -> None:
+    body = gzip.compress(trap_ndjson(7, 300))
+    put_object(s3_traffic_endpoint(), s3_bucket, "r/x.json.gz", body)
+    run = scope_run([f"s3://{s3_bucket}/r/x.json.gz"], preset="canonical")
+    (file,) = run.files
+    assert isinstance(file, remote.RemoteFile) and file._spool is None
+    again = scope_run([f"s3://{s3_bucket}/r/x.json.gz"], preset="canonical")
+    assert json.dumps(again.result.model_dump(mode="json")) == json.dumps(
+        run.result.model_dump(mode="json")
+    )
+    assert sum(sent for _, sent in s3_traffic.gets(s3_bucket, "r/x.json.gz")) == 2 * len(body)
+
+
+def s3_traffic_endpoint() -> str:
+    """The session's S3 endpoint (the environment holds it while the server runs)."""
+    import os
+
+    return os.environ["AWS_ENDPOINT_URL"]
