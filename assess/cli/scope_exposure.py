@@ -108,16 +108,20 @@ def render_method(result: ScopeResult, console: Console) -> None:
     for reason, n in d.excluded.items():
         console.print(f"not a source, {reason}: {n:,}", markup=False)
     estimate = d.estimate
-    if estimate is None:
-        return
-    if not estimate.applies:
+    if estimate is not None and not estimate.applies:
         console.print(f"exposure range {estimate.formula}", markup=False)
-        return
-    console.print(
-        f"exposure range (chance a leak carried our data): {estimate.formula}", markup=False
-    )
-    for item in estimate.assumptions:
-        console.print(f"  assumes {item.assumption} (biases {item.bias})", markup=False)
+    elif estimate is not None:
+        console.print(
+            f"exposure range (chance a leak carried our data): {estimate.formula}", markup=False
+        )
+        for item in estimate.assumptions:
+            console.print(f"  assumes {item.assumption} (biases {item.bias})", markup=False)
+    own = result.own_overlap
+    if own is not None:
+        console.print(
+            f"our prompts in over-length responses: {own.status.replace('_', ' ')}: {own.why}",
+            markup=False,
+        )
 
 
 def require_logs(logs: list[str] | None) -> None:

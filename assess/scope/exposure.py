@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from assess.scope.filter import threshold as cut
 from assess.scope.models import TEXT, ScopeFilter
+from assess.scope.overlap import Overlap
 
 ON, ELSEWHERE, UNKNOWN = "on", "elsewhere", "unknown"
 #: A native count this close to the trigger (either side, in hundredths of it) is "possibly
@@ -145,6 +146,7 @@ class Exposure:
         self.reasons: Counter[str] = Counter()
         self.sources: list[pa.Table] = []
         self.over_possibly = 0
+        self.overlap = Overlap()  # responses that received a leak against the prompts of S
 
     def add(self, rows: pa.Table) -> Split:
         """Classify ``rows`` (in window, details loaded); keep the sources; return the split."""
@@ -168,6 +170,7 @@ class Exposure:
         source = pc.and_(live, pc.or_(under, unknown))
         self._count(rows, elsewhere, replay, rejected, live, affected, possibly, over)
         self._keep_sources(rows.filter(source), platform.filter(source))
+        self.overlap.add(rows, source, pc.and_(live, over))
         self.over_possibly += _sum(pc.and_(possibly, over))
         kept_reasons = reasons.filter(possibly)
         self.reasons.update(kept_reasons.to_pylist())
@@ -271,6 +274,7 @@ class Exposure:
         self.reasons.update(other.reasons)
         self.sources.extend(other.sources)
         self.over_possibly += other.over_possibly
+        self.overlap.merge(other.overlap)
 
     def source_table(self) -> pa.Table:
         """Return the source set S, by time then request id."""

@@ -15,6 +15,7 @@ from assess.kernel.common import InputFile
 from assess.kernel.model import Model
 from assess.scope.exposure_models import ExposureRange, SourceAccount, SourceRequest
 from assess.scope.fields import CANONICAL_FIELDS, INTEGER_FIELDS
+from assess.scope.overlap_models import OwnOverlap
 
 #: Text columns are large_string: what polars hands over, so no copy is made.
 TEXT = pa.large_string()
@@ -362,6 +363,9 @@ class ScopeResult(Model):
     possibly_affected: PossiblyAffected
     disclosed: Disclosed
     candidate_foreign_data: ForeignData
+    own_overlap: OwnOverlap | None = Field(
+        default=None, description="Over-trigger responses matched against our earlier prompts"
+    )
     skipped: list[SkippedRecord]
     skipped_listed: int = Field(description="How many skipped records are listed (first N)")
     exit_code: int
