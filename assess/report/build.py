@@ -182,6 +182,11 @@ def _scoring(score: ScoreView, findings: Sequence[ReportFinding]) -> Scoring:
             f"Finding {d.finding} matched decisive rule {d.rule}: tier {d.tier}."
             for d in score.decided_by
         ],
+        floors_met=[
+            f"Finding {d.finding} matched decisive rule {d.rule}, which keeps the tier at least "
+            f"{d.tier}; the tier is already {score.tier}."
+            for d in score.floors_met
+        ],
         evidence=[evidence_sentence(e) for e in score.evidence],
     )
 

@@ -127,6 +127,10 @@ class Scoring(Model):
     decided_by: list[str] = Field(
         default_factory=list, description="Decisive rules that set the tier, in words"
     )
+    floors_met: list[str] = Field(
+        default_factory=list,
+        description="Decisive rules that matched but whose floor the tier already met, in words",
+    )
     evidence: list[str] = Field(
         default_factory=list,
         description="Per evidence item: about this vendor or not, current or stale, scored or not",

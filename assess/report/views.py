@@ -133,6 +133,7 @@ class ScoreView(_View):
     points_total: int | None = None
     section_points: dict[str, int] = Field(default_factory=dict)
     decided_by: list[DecisionView] = Field(default_factory=list)
+    floors_met: list[DecisionView] = Field(default_factory=list)
     evidence: list[EvidenceView] = Field(default_factory=list)
     coverage: CoverageView | None = None
     evidence_verdict: str | None = None

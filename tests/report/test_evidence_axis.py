@@ -57,3 +57,21 @@ def test_a_control_in_place_for_some_models_says_where_it_is_not(tmp_path: Path)
     assert (zeroing["only_for"], zeroing["not_for"]) == ([], ["glm-5.3"])
     html = " ".join((tmp_path / "per" / "report.html").read_text().split())
     assert "isolation.kv_page_zeroing</span> (documented), not for glm-5.3" in html
+
+
+def test_a_decisive_rule_whose_floor_the_tier_already_meets_is_said(tmp_path: Path) -> None:
+    """incident-like's points already make it critical: the leak the probe found still matched
+    the decisive rule, and the review says so (it said nothing once the rule no longer decided)."""
+    probe = REPO / "tests" / "assets" / "score" / "probe-leak.json"
+    out = tmp_path / "floor"
+    args = ["report", "-q", str(SAMPLES / "incident-like.yaml"), "--probe", str(probe)]
+    result = invoke(*args, "--format", "json,html", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    scoring = json.loads((out / "report.json").read_text())["scoring"]
+    assert scoring["decided_by"] == []
+    line = (
+        "Finding probe-leak-found matched decisive rule leak-demonstrated, which keeps the tier "
+        "at least critical; the tier is already critical."
+    )
+    assert line in scoring["floors_met"]
+    assert line in " ".join((out / "report.html").read_text().split())
