@@ -73,6 +73,23 @@ def test_undocumented_not_applicable_stays_in_the_coverage_weight() -> None:
     assert sent["engine.version"] == "not-applicable-undocumented"
 
 
+@pytest.mark.parametrize("evidence", ["documented", "verified"])
+def test_not_applicable_with_no_ref_stays_in_the_coverage_weight(evidence: str) -> None:
+    """ "documented" with no document named is the vendor's word: it removes nothing from the
+    weight (it did: a file could declare the allowed questions away by saying "documented")."""
+    body = "  engine.name: {value: proprietary, evidence: documented}\n"
+    plain = scored(body)
+    na = scored(
+        body + f"  engine.version: {{value: not_applicable, note: n/a, evidence: {evidence}}}\n"
+    )
+    assert na.coverage.not_applicable == []
+    assert na.coverage.not_applicable_undocumented == ["engine.version"]
+    assert na.coverage.applicable_weight == plain.coverage.applicable_weight
+    assert {q.id: q.reason for q in na.questions_to_send}["engine.version"] == (
+        "not-applicable-undocumented"
+    )
+
+
 def test_not_applicable_never_outweighs_what_was_answered() -> None:
     """A share of 100% is not sufficient when what was declared away outweighs the answers."""
     text = (

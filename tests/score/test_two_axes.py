@@ -84,25 +84,31 @@ def test_a_tier_is_always_carried_by_a_finding_or_the_verdict(
 
 
 @settings(max_examples=25, deadline=None)
-@given(answers=ANSWERS, question=st.sampled_from(BANK.questions), evidence=EVIDENCE)
+@given(
+    answers=ANSWERS,
+    question=st.sampled_from(BANK.questions),
+    evidence=EVIDENCE,
+    ref=st.sampled_from(["", "  ", "https://example.com/engine"]),
+)
 def test_not_applicable_removes_a_question_from_risk_and_documented_from_coverage(
-    answers: dict[str, CheckedAnswer], question: Question, evidence: EvidenceLevel
+    answers: dict[str, CheckedAnswer], question: Question, evidence: EvidenceLevel, ref: str
 ) -> None:
     """The rule (docs/vendor.md): a not_applicable answer always leaves the risk axis; it leaves
-    the coverage weight only with documented or verified evidence. On attestation only it stays
-    in the weight, unanswered, and is asked again: declaring questions away never raises coverage.
+    the coverage weight only with documented or verified evidence that names its source (a
+    ``ref``). On attestation only, or with no ref, it stays in the weight, unanswered, and is
+    asked again: declaring questions away never raises coverage.
     """
     unknown = {**answers, question.id: CheckedAnswer(value="unknown")}
     _, ruled_out = applicable_answers(BANK, answer_set(unknown))
     assume(question.id not in ruled_out)  # already out: covered by the answers ruling it out
-    na = CheckedAnswer(value="not_applicable", note="cannot apply here", evidence=evidence)
+    na = CheckedAnswer(value="not_applicable", note="cannot apply here", evidence=evidence, ref=ref)
     result = score({**answers, question.id: na})
     assert question.id not in all_rests(result)
     assert question.id not in {c.question for c in result.controls_in_place}
     before = score(unknown).coverage
     assert result.coverage.answered_weight == before.answered_weight
     sent = {q.id: q.reason for q in result.questions_to_send}
-    if evidence.rank >= EvidenceLevel.DOCUMENTED.rank:
+    if evidence.rank >= EvidenceLevel.DOCUMENTED.rank and ref.strip():
         assert question.id not in sent
         assert question.id in result.coverage.not_applicable
         assert result.coverage.applicable_weight == before.applicable_weight - weight(

@@ -4,12 +4,13 @@ Risk is scored from what is known; what is not known is measured here instead: e
 weighs the points of its ``weight`` (a critical question at least ``unknown_critical_severity``'s,
 every question at least 1). A question that does not apply (answered ``not_applicable``, or its
 ``not_applicable_when`` holds) leaves the risk. Answered ``not_applicable`` with documented or
-verified evidence it leaves the weight too; on attestation only it stays in the weight, unanswered,
-and is asked again (so a file of bare not_applicable answers never looks well covered). One ruled
-out by other answers (transfer controls once serving is ``aggregated``) counts as covered by them:
-answering a question never lowers the coverage. An answer dated more than
-``coverage.answer_max_age_days`` before the answers is stale: it still scores, but it does not count
-as covered and is asked again. The unknown and stale questions are the questions to send.
+verified evidence and a ``ref`` it leaves the weight too; on attestation only (or with no ``ref``)
+it stays in the weight, unanswered, and is asked again (so a file of bare not_applicable answers
+never looks well covered). One ruled out by other answers (transfer controls once serving is
+``aggregated``) counts as covered by them: answering a question never lowers the coverage. An
+answer dated more than ``coverage.answer_max_age_days`` before the answers is stale: it still
+scores, but it does not count as covered and is asked again. The unknown and stale questions are
+the questions to send.
 """
 
 from __future__ import annotations
@@ -76,6 +77,13 @@ def _known(value: Value) -> bool:
     return value not in ("unknown", NOT_APPLICABLE)
 
 
+def shown_not_applicable(a: CheckedAnswer) -> bool:
+    """Return True when a ``not_applicable`` answer may leave the coverage weight: documented or
+    verified evidence that says where (a ``ref``). "documented" with no document named is the
+    vendor's word, like an attestation."""
+    return a.evidence.rank >= EvidenceLevel.DOCUMENTED.rank and bool(a.ref.strip())
+
+
 def is_stale(a: CheckedAnswer, on: dt.date, max_age_days: int) -> bool:
     """Return True when ``a`` is dated more than ``max_age_days`` before ``on``."""
     return a.date is not None and (on - a.date).days > max_age_days
@@ -103,7 +111,7 @@ def coverage_of(
             answered += w
             by_level[_ruling_evidence(q, answers)] += w
             continue
-        if a.not_applicable and a.evidence.rank >= EvidenceLevel.DOCUMENTED.rank:
+        if a.not_applicable and shown_not_applicable(a):
             not_applicable.append(q.id)
             continue
         total += w
