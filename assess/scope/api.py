@@ -118,12 +118,9 @@ def scope_run(
     platform = (platform_requests, platform_tokens, platform_mean_tokens)
     maps = parse_map(map_items(mapping))
     scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
-    reader = open_logs(
-        [str(p) for p in logs],
-        preset or "auto",
-        maps,
-        progress=progress,
-    )
+    window = (scope.since, scope.until)  # date folders outside it are not read
+    files = [str(p) for p in logs]
+    reader = open_logs(files, preset or "auto", maps, progress=progress, window=window)
     acc = ScopeAccumulator(with_preset(scope, reader.preset, served_by), keep_text=keep_text)
     if max_line_bytes is not None:
         reader.max_line_bytes = max_line_bytes

@@ -332,11 +332,16 @@ class Assessment(Model):
 
 
 class InputNote(Model):
-    """An input named but not read: another's file or content, or a glob's broken symlink."""
+    """An input named but not read: another's file or content, a glob's broken symlink, or a
+    date folder outside the window."""
 
     path: str
     reason: str
     same_as: str | None = Field(default=None, description="The input read in its place")
+    objects: int | None = Field(
+        default=None, description="Files of a date folder outside the window, not read"
+    )
+    bytes: int | None = Field(default=None, description="Their bytes, not read")
 
 
 class AccountsAssessment(Model):
@@ -376,7 +381,8 @@ class ScopeResult(Model):
     inputs: list[InputFile]
     inputs_not_read: list[InputNote] = Field(
         default_factory=list,
-        description="Inputs named but not read: duplicates (read once) and broken symlinks",
+        description="Inputs named but not read: duplicates (read once), broken symlinks and "
+        "date folders outside the window",
     )
     accounts_assessment: AccountsAssessment = Field(
         default_factory=AccountsAssessment,

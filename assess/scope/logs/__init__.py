@@ -7,6 +7,7 @@ sample of records) and returns a :class:`LogReader` whose ``batches()`` streams 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from itertools import islice
 from pathlib import Path
 from typing import Any, cast
@@ -105,8 +106,10 @@ def open_logs(
     want_text: WantText | None = None,
     progress: ProgressCallback | None = None,
     presets_dir: Path | None = None,
+    window: tuple[datetime, datetime] | None = None,
 ) -> LogReader:
-    """Return a reader over the files of ``patterns`` through ``preset`` (an id, a file or auto).
+    """Return a reader over the files of ``patterns`` through ``preset`` (an id, a file or auto);
+    with a ``window`` (since, until), files in date folders outside it are not read.
 
     Raises:
         InputError: for missing files, or when ``auto`` recognises no preset.
@@ -114,7 +117,7 @@ def open_logs(
     """
     # a RemoteFile offers what the readers use of a Path (name, str, stat, open)
     notes: list[InputNote] = []
-    files = cast(list[Path], expand_logs(patterns, notes))
+    files = cast(list[Path], expand_logs(patterns, notes, window))
     reader = _reader(files, preset, mapping, want_text, progress, presets_dir)
     reader.input_notes = notes
     return reader

@@ -22,6 +22,7 @@ import io
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -293,12 +294,15 @@ def _unreadable(display: str, exc: BaseException) -> InputError:
 
 
 def expand_logs(
-    patterns: Sequence[str], notes: list[InputNote] | None = None
+    patterns: Sequence[str],
+    notes: list[InputNote] | None = None,
+    window: tuple[datetime, datetime] | None = None,
 ) -> list[Path | RemoteFile]:
     """Return the files named by ``patterns``: local paths and globs, or URLs (see
     :func:`~assess.scope.logs.listing.expand_remote`), in order, each file and each content
     once (see :func:`~assess.scope.logs.identity.dedupe`); what is not read is added to
-    ``notes``.
+    ``notes``. With a ``window`` (since, until), the files a glob or prefix reached in date
+    folders outside it are not read (:mod:`~assess.scope.logs.partitions`).
 
     Raises:
         InputError: as :func:`~assess.scope.logs.sources.expand_inputs` and
@@ -306,13 +310,26 @@ def expand_logs(
     """
     from assess.scope.logs.identity import dedupe
     from assess.scope.logs.listing import expand_remote
+    from assess.scope.logs.partitions import prune, window_text
     from assess.scope.logs.sources import expand_inputs
 
     found: list[Path | RemoteFile] = []
+    skipped: list[InputNote] = []
     for pattern in patterns:
         files: list[Path] | list[RemoteFile]
         files = expand_remote(pattern) if is_remote(pattern) else expand_inputs([pattern], notes)
+        if window is not None:
+            files, pruned = prune(pattern, files, *window)
+            skipped.extend(pruned)
         found.extend(f for f in files if f not in found)
+    if skipped and not found and window is not None:
+        raise InputError(
+            f"{', '.join(patterns)}: every file is in a date folder outside the window "
+            f"({window_text(*window)}); nothing to read",
+            "Check --since/--until (the advisory's window by default) and the folders named.",
+        )
+    if notes is not None:
+        notes.extend(skipped)
     kept, dropped = dedupe(found)
     if notes is not None:
         notes.extend(dropped)
