@@ -302,8 +302,28 @@ def _finish(
     accounts = result.accounts_assessment
     if accounts.verdict == "not_assessable":  # the account counts above are no count at all
         stderr_console().print(f"accounts: NOT ASSESSABLE: {accounts.reason}", markup=False)
+    render_duplicates(result)
     render_verdict(result, console)
     raise typer.Exit(result.exit_code)
+
+
+def render_duplicates(result: ScopeResult) -> None:
+    """Say on standard error which in-scope requests were logged more than once."""
+    from assess.kernel.output import stderr_console
+
+    dup, err = result.duplicates, stderr_console()
+    if dup.requests:
+        err.print(
+            f"duplicates: {dup.requests:,} records repeat a request already counted (same "
+            f"request id and content), counted once; e.g. {', '.join(dup.examples[:3])}",
+            markup=False,
+        )
+    if dup.conflicts:
+        err.print(
+            f"conflicts: {dup.conflicts:,} records reuse a request id counted with other "
+            f"content; both counted; e.g. {', '.join(dup.conflict_examples[:3])}",
+            markup=False,
+        )
 
 
 def render_verdict(result: ScopeResult, console: Console) -> None:

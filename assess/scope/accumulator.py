@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from assess.kernel.common import InputFile
 from assess.kernel.model_ids import normalise_model_id
 from assess.scope.disclosure import disclosed
+from assess.scope.duplicates import Duplicates, uncount
 from assess.scope.estimate import exposure_range
 from assess.scope.evidence import EXIT_CODES, Tally, Verdict, assess, platform_share
 from assess.scope.exposure import VERDICTS, Exposure
@@ -66,8 +67,11 @@ ESTIMATES_LISTED = 1000
 class ScopeAccumulator:
     """Adds batches one by one; :meth:`result` returns the document. Memory: in-scope rows only."""
 
-    def __init__(self, scope: ScopeFilter, keep_text: bool = False) -> None:
-        """``keep_text`` keeps prompt/response text of affected rows (for reports that ask)."""
+    def __init__(
+        self, scope: ScopeFilter, keep_text: bool = False, after: Duplicates | None = None
+    ) -> None:
+        """``keep_text`` keeps prompt/response text of affected rows (for reports that ask);
+        ``after``: the request ids counted by the readings before this one."""
         self.filter = scope
         self.keep_text = keep_text
         self._names = set(scope.model_names)
@@ -89,6 +93,7 @@ class ScopeAccumulator:
         self.in_window = 0
         #: Requests per model id as logged (None: no model), for the assessment.
         self.models: Counter[str | None] = Counter()
+        self.duplicates = Duplicates(after)  # request ids counted, to count each once
 
     def _model_mask(self, models: Any) -> tuple[Any, Counter[str | None]]:
         """Return the rows whose model is the advisory's, and the requests per model id."""
@@ -161,6 +166,8 @@ class ScopeAccumulator:
         self.matched += pc.sum(matched).as_py() or 0
         in_scope = table.filter(scope)
         if in_scope.num_rows:
+            in_scope = uncount(self, *self.duplicates.split(in_scope))
+        if in_scope.num_rows:
             self._in_scope(in_scope)
 
     def merge(self, other: ScopeAccumulator) -> None:
@@ -186,6 +193,7 @@ class ScopeAccumulator:
         self.exposure.merge(other.exposure)
         self.affected.extend(other.affected)
         self.unknown.extend(other.unknown)
+        self.duplicates.merge(other.duplicates)
 
     def add_counts(
         self,
@@ -269,6 +277,7 @@ class ScopeAccumulator:
             verdict=verdict,
             assessment=assessment,
             inputs=list(inputs),
+            duplicates=self.duplicates.summary(),
         )
 
     def _breakdown(self) -> Breakdown:

@@ -7,13 +7,12 @@ Nothing here prints or exits; every user error is an :class:`~assess.kernel.erro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assess.kernel.common import InputFile
 from assess.kernel.errors import InputError, UsageError
 from assess.kernel.output import ProgressCallback
 from assess.scope.accumulator import ScopeAccumulator
@@ -114,6 +113,7 @@ def scope_run(
     whose logs back no verdict returns ``result.verdict`` ``not_assessable`` (exit code 2)."""
     from assess.scope.evidence import require_evidence, with_reading
     from assess.scope.logs import open_logs, parse_map
+    from assess.scope.read_inputs import read_all
 
     platform = (platform_requests, platform_tokens, platform_mean_tokens)
     maps = parse_map(map_items(mapping))
@@ -125,7 +125,7 @@ def scope_run(
     if max_line_bytes is not None:
         reader.max_line_bytes = max_line_bytes
     reading = _Reading(reader, preset or "auto", maps)
-    inputs = _read(reader, acc, jobs, progress, reading.start)
+    inputs = read_all(reader, acc, jobs, progress, reading.start)
     result = acc.result(reader.preset.id, inputs, *platform)
     notes = {"reading": reading.result(), "inputs_not_read": reader.input_notes}
     result = result.model_copy(update=notes)
@@ -199,42 +199,6 @@ class _Reading:
             return _reading(*self._args)
         (report,) = list(self._thread)
         return report
-
-
-def _read(
-    reader: LogReader,
-    acc: ScopeAccumulator,
-    jobs: int | None,
-    progress: ProgressCallback | None,
-    started: Callable[[], None] = lambda: None,
-) -> list[InputFile]:
-    """Add every batch of ``reader`` to ``acc``, serially or one process per file (the same
-    document either way); return the input evidence. ``started`` is called once the reading
-    is under way (after the first batch, or once the worker processes run)."""
-    from assess.scope.parallel import Job, scope_parallel, storage_env, workers
-
-    processes = workers(reader.files, jobs, reader.preset)
-    if processes <= 1:
-        for batch in reader.batches():
-            acc.add(batch)  # loads the details of the rows it keeps (``LogBatch.details``)
-            started()
-        return reader.inputs
-    started()
-    work = [
-        Job(
-            path,
-            reader.preset,
-            acc.filter,
-            acc.keep_text,
-            reader.fast,
-            reader.max_line_bytes,
-            storage_env(),
-        )
-        for path in reader.files
-    ]
-    merged, inputs = scope_parallel(work, processes, progress)
-    acc.merge(merged)
-    return inputs
 
 
 def _scope_filter(

@@ -13,6 +13,7 @@ from pydantic import Field
 from assess.advisories.models import Platform
 from assess.kernel.common import InputFile
 from assess.kernel.model import Model
+from assess.scope.duplicates import DuplicateRequests
 from assess.scope.exposure_models import ExposureRange, SourceAccount, SourceRequest
 from assess.scope.fields import CANONICAL_FIELDS, INTEGER_FIELDS
 from assess.scope.overlap_models import OwnOverlap
@@ -387,6 +388,10 @@ class ScopeResult(Model):
     accounts_assessment: AccountsAssessment = Field(
         default_factory=AccountsAssessment,
         description="Whether accounts could be told (not_assessable: their side table is missing)",
+    )
+    duplicates: DuplicateRequests = Field(
+        default_factory=DuplicateRequests,
+        description="In-scope requests logged more than once (docs/scope.md, Duplicates)",
     )
     reading: list[FileReading] = Field(
         default_factory=list, description="Per input file: the preset chosen and each field's path"

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING
 from assess.kernel.common import InputFile
 from assess.kernel.output import ProgressCallback
 from assess.scope.accumulator import ScopeAccumulator
+from assess.scope.logs.identity import Contents
 from assess.scope.logs.presets import Preset
-from assess.scope.models import ScopeFilter
+from assess.scope.models import InputNote, ScopeFilter
 
 if TYPE_CHECKING:  # multiprocessing is imported only when a run goes parallel
     from multiprocessing.context import BaseContext
@@ -66,8 +67,9 @@ def workers(files: Sequence[Path], jobs: int | None, preset: Preset) -> int:
     return min(jobs or cores, len(files))
 
 
-def scope_one(job: Job) -> tuple[ScopeAccumulator, list[InputFile]]:
-    """Return the accumulator and input evidence of one file (runs in a worker process)."""
+def scope_one(job: Job) -> tuple[ScopeAccumulator, list[InputFile], list[str | None]]:
+    """Return the accumulator, input evidence and content identity of one file (runs in a
+    worker process)."""
     from assess.scope.logs.engine import LogReader
 
     os.environ.update(dict(job.storage_env))
@@ -77,7 +79,7 @@ def scope_one(job: Job) -> tuple[ScopeAccumulator, list[InputFile]]:
     for batch in reader.batches():
         acc.add(batch)  # loads the details of the rows it keeps
     acc.forget_masks()  # the last block's columns need not travel back
-    return acc, reader.inputs
+    return acc, reader.inputs, reader.contents
 
 
 _STORAGE_PREFIXES = ("AWS_", "GOOGLE_", "STORAGE_EMULATOR_HOST", "GCE_")
@@ -101,9 +103,10 @@ def _context() -> BaseContext:
 
 def scope_parallel(
     jobs: list[Job], processes: int, progress: ProgressCallback | None = None
-) -> tuple[ScopeAccumulator, list[InputFile]]:
-    """Scope each job's file in ``processes`` workers; return the merged accumulator and the
-    evidence of every file, both in the order of ``jobs``.
+) -> tuple[ScopeAccumulator, list[InputFile], list[InputNote]]:
+    """Scope each job's file in ``processes`` workers; return the merged accumulator, the
+    evidence of every file counted, both in the order of ``jobs``, and the notes of the files
+    left out (another's content once decompressed).
 
     Raises:
         AssessError: the first error a worker raised, in file order.
@@ -111,21 +114,28 @@ def scope_parallel(
     total = sum(job.file.stat().st_size for job in jobs)
     merged = ScopeAccumulator(jobs[0].scope, keep_text=jobs[0].keep_text)
     inputs: list[InputFile] = []
+    notes: list[InputNote] = []
+    contents, done = Contents(), 0
     from concurrent.futures import Future, ProcessPoolExecutor
 
     with ProcessPoolExecutor(processes, mp_context=_context()) as pool:
-        futures: list[Future[tuple[ScopeAccumulator, list[InputFile]]]] = [
+        futures: list[Future[tuple[ScopeAccumulator, list[InputFile], list[str | None]]]] = [
             pool.submit(scope_one, job) for job in jobs
         ]
         try:
             for future in futures:
-                acc, evidence = future.result()
-                merged.merge(acc)
-                inputs.extend(evidence)
+                acc, evidence, content = future.result()
+                done += sum(item.bytes for item in evidence)
+                note = contents.twin(evidence[0].path, content[0]) if evidence else None
+                if note is None:
+                    merged.merge(acc)
+                    inputs.extend(evidence)
+                else:
+                    notes.append(note)
                 if progress is not None:
-                    progress(sum(item.bytes for item in inputs), total)
+                    progress(done, total)
         except BaseException:
             for future in futures:
                 future.cancel()
             raise
-    return merged, inputs
+    return merged, inputs, notes

@@ -112,12 +112,12 @@ def test_an_option_beyond_year_9999_is_a_usage_error(
 def test_json_array_with_a_4400_digit_number_and_deep_nesting(
     tmp_path: Path, run_cli: Callable[..., Any]
 ) -> None:
-    good = json.dumps(_record(0))
+    good = [json.dumps(_record(i)) for i in range(3)]
     huge = '{"timestamp": "2026-09-01T10:00:00Z", "model": "glm-5.3", "prompt_tokens": '
     huge += "9" * 4400 + "}"
     deep = "[" * 1000 + "]" * 1000
     path = tmp_path / "array.json"
-    path.write_text(f"[{good}, {huge}, {good}, {deep}, {good}]")
+    path.write_text(f"[{good[0]}, {huge}, {good[1]}, {deep}, {good[2]}]")
     for jobs in ("1", "2"):
         code, doc = _cli_json(run_cli, str(path), str(path), "--jobs", jobs)
         assert code == 1

@@ -199,8 +199,7 @@ def test_malformed_lines_in_the_middle_of_a_big_block(tmp_path: Path) -> None:
         "timestamp": "2026-09-01T00:00:00Z",
         "model": "glm-5.3",
         "prompt_tokens": 700000,
-        "request_id": "x",
-    }
+    }  # no request id: the 1,000 copies are not the same request repeated
     lines: list[dict[str, Any] | str] = (
         [good] * 500
         + ['{"timestamp": "2026-09-01', ""]

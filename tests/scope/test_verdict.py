@@ -72,10 +72,16 @@ def test_a_timestamp_map_no_record_holds_is_not_assessable(tmp_path: Path) -> No
     )
 
 
+def _renamed(records: list[dict[str, Any]], tag: int) -> list[dict[str, Any]]:
+    return [{**r, "request_id": f"{r.get('request_id')}-{tag}"} for r in records]
+
+
 def test_parallel_jobs_give_the_same_verdict(tmp_path: Path) -> None:
     # two different files (identical ones are read once: tests/damaged/test_scope_identity.py)
+    # and other requests (one request in two files is counted once: test_scope_duplicates.py)
     logs = [
-        str(write(tmp_path / f"l{i}.ndjson", CLEAN[i:] + CLEAN[:i], "ndjson")) for i in range(2)
+        str(write(tmp_path / f"l{i}.ndjson", _renamed(CLEAN[i:] + CLEAN[:i], i), "ndjson"))
+        for i in range(2)
     ]
     serial = scope_run(logs, preset="canonical", mapping=["model=nope"], jobs=1).result
     both = scope_run(logs, preset="canonical", mapping=["model=nope"], jobs=2).result

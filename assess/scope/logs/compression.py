@@ -8,6 +8,7 @@ the break as one skipped record (see ``readers/base.py:break_reason``).
 
 from __future__ import annotations
 
+import hashlib
 import io
 from typing import Any, BinaryIO
 
@@ -53,6 +54,10 @@ class _Inflating(io.BufferedIOBase):
         self._out = b""  # the inflated piece being handed out, from ``_at``
         self._at = 0
         self._inflated = 0  # bytes inflated so far
+        #: The SHA-256 of the inflated bytes, taken as they are inflated (one read): the
+        #: input's content identity (a ``.gz`` and its plain twin are one export).
+        self._content = hashlib.sha256()
+        self._complete = False  # inflated to a clean end: ``content_sha256`` covers it all
 
     def readable(self) -> bool:
         return True
@@ -64,8 +69,10 @@ class _Inflating(io.BufferedIOBase):
             chunk = self._raw.read(1 << 17)  # small: corruption loses only this much before it
             if not chunk:
                 self._check(ended=True)
+                self._complete = True
                 return False
             self._out, self._at = self._feed(chunk), 0
+            self._content.update(self._out)
             self._offset += len(chunk)
             self._inflated += len(self._out)
             self._cap(self._offset, self._inflated)
@@ -113,6 +120,10 @@ class _Inflating(io.BufferedIOBase):
         """Return the rest of the current inflated piece (as ``BufferedReader.peek``: one piece,
         whatever ``size``), without consuming it."""
         return self._out[self._at :] if self._fill() else b""
+
+    def content_sha256(self) -> str | None:
+        """Return the SHA-256 of the inflated bytes once read to a clean end (else None)."""
+        return self._content.hexdigest() if self._complete else None
 
     def _check(self, ended: bool) -> None:
         raise NotImplementedError
@@ -292,6 +303,10 @@ class Salvaging(io.BufferedIOBase):
 
     def peek(self, size: int = 0) -> bytes:
         return self._inner.peek(size)  # type: ignore[attr-defined,no-any-return]
+
+    def content_sha256(self) -> str | None:
+        """The inflated bytes' SHA-256 when read to a clean end (see ``_Inflating``)."""
+        return getattr(self._inner, "content_sha256", lambda: None)()
 
     def read1(self, size: int = -1) -> bytes:
         if self._error is not None:

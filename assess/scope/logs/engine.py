@@ -94,6 +94,9 @@ class LogReader:
         self.max_line_bytes = MAX_LINE_BYTES
         self.block_size = BLOCK
         self.inputs: list[InputFile] = []
+        #: Per input read, its content identity: the SHA-256 of its bytes once decompressed
+        #: (None when a compressed stream did not read to a clean end).
+        self.contents: list[str | None] = []
         #: Inputs named but not read (duplicates, broken symlinks), set by ``open_logs``.
         self.input_notes: list[InputNote] = []
         self.inference: Inference | None = None  # the mapping --preset auto inferred
@@ -116,15 +119,24 @@ class LogReader:
         Raises:
             InputError: when a file cannot be opened or read at all.
         """
+        for path in self.start():
+            yield from self.file_batches(path)
+
+    def start(self) -> list[Path]:
+        """Make ready to read (a join's side table first); return the files in order."""
         if self.preset.join is not None and self.side is None:
             self.side = self._side_table()
         if self.side:  # a join's fields are filled row by row: no columnar path
             self.fast = False
         self.inputs = []
+        self.contents = []
         self._done = 0
-        for path in self.files:
-            for batch in self._file(path):
-                yield batch if self.want_text is None else batch.with_details(self.want_text)
+        return self.files
+
+    def file_batches(self, path: Path) -> Iterator[LogBatch]:
+        """Yield the batches of one file; then ``inputs[-1]`` and ``contents[-1]`` are its."""
+        for batch in self._file(path):
+            yield batch if self.want_text is None else batch.with_details(self.want_text)
 
     def release(self) -> None:
         """Delete the local copies of remote objects kept while the run reads them."""
@@ -159,6 +171,7 @@ class LogReader:
             yield from READERS["parquet"].batches(source, self._context())
             evidence = file_evidence(path)
             self.inputs.append(evidence)
+            self.contents.append(evidence.sha256)
             self._done += evidence.bytes
             self._report(None)
             return
@@ -171,7 +184,9 @@ class LogReader:
                     yield from chunks(ctx, name, iter([(1, head)]))
                 elif (fmt := envelopes.refine(sniff_format(head, path), head)) != "empty":
                     yield from READERS[fmt].batches(Source(name, path, stream), ctx)
+                inflated = getattr(opened, "content_sha256", None)
             self.inputs.append(raw.finish())
+            self.contents.append(inflated() if inflated else self.inputs[-1].sha256)
         finally:
             raw.release()
         self._done += self.inputs[-1].bytes

@@ -88,3 +88,27 @@ def _same_content(files: list[Any], notes: list[InputNote]) -> tuple[list[Any], 
             first[digest] = file
         kept.append(file)
     return kept, notes
+
+
+class Contents:
+    """The content identities of the inputs counted so far (the SHA-256 of each one's bytes
+    once decompressed, taken while it was read): an export and its ``.gz``, zstd, xz or bzip2
+    twin are one input, counted once."""
+
+    def __init__(self) -> None:
+        self._first: dict[str, str] = {}
+
+    def twin(self, path: str, content: str | None) -> InputNote | None:
+        """Return the note of ``path`` when an input counted before had its content (else
+        remember it and return None)."""
+        if content is None:
+            return None
+        first = self._first.setdefault(content, path)
+        if first == path:
+            return None
+        return InputNote(
+            path=path,
+            reason=f"identical content to {first} once decompressed (SHA-256 {content[:16]}...): "
+            "read, counted once",
+            same_as=first,
+        )
