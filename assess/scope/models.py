@@ -389,10 +389,7 @@ class ScopeResult(Model):
         default_factory=AccountsAssessment,
         description="Whether accounts could be told (not_assessable: their side table is missing)",
     )
-    duplicates: DuplicateRequests = Field(
-        default_factory=DuplicateRequests,
-        description="In-scope requests logged more than once (docs/scope.md, Duplicates)",
-    )
+    duplicates: DuplicateRequests = Field(default_factory=DuplicateRequests)  # docs/scope.md
     reading: list[FileReading] = Field(
         default_factory=list, description="Per input file: the preset chosen and each field's path"
     )
