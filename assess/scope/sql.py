@@ -31,8 +31,19 @@ from assess.kernel.model_ids import BUILD_SUFFIXES
 from assess.scope.fields import CANONICAL_FIELDS, EXPOSURE_FIELDS, INTEGER_FIELDS
 from assess.scope.filter import threshold, window_ns
 from assess.scope.logs.presets import Condition, Preset
+from assess.scope.logs.timestamps import OUT_OF_RANGE
 from assess.scope.models import ScopeFilter
-from assess.scope.sql_time import ISO_PARTS, NUMBER, epoch_ns, iso_ns, iso_part
+from assess.scope.sql_json import PASSES, collapsed, json_tokens, strict_json
+from assess.scope.sql_time import (
+    ISO_PARTS,
+    NUMBER,
+    epoch_ns,
+    iso_part,
+    iso_seconds,
+    plain_number,
+    seconds_ns,
+    strip,
+)
 from assess.scope.sql_time import lit as lit
 
 #: ``--emit-sql`` dialects and sqlglot's name for each.
@@ -126,7 +137,7 @@ def _non_request(preset: Preset) -> str:
 
 def _tokens() -> tuple[str, str]:
     """(prompt tokens or NULL for unknown, whether the count is accepted) from ``tok_raw``."""
-    text = "REPLACE(TRIM(tok_raw), '_', '')"
+    text = f"REPLACE({strip('tok_raw')}, '_', '')"
     whole = f"TRY_CAST(REGEXP_EXTRACT({text}, {lit(_DIGITS)}, 1) AS BIGINT)"
     shaped = f"REGEXP_MATCHES({text}, {lit(_COUNT)})"
     return f"NULLIF({whole}, 0)", f"(tok_raw IS NULL OR ({shaped} AND {whole} IS NOT NULL))"
@@ -134,7 +145,7 @@ def _tokens() -> tuple[str, str]:
 
 def _model(column: str) -> str:
     """The normalised model id of ``column`` (see assess.kernel.model_ids)."""
-    last = f"REGEXP_EXTRACT(LOWER(TRIM({column})), {lit('([^/]*)$')}, 1)"
+    last = f"REGEXP_EXTRACT(LOWER({strip(column)}), {lit('([^/]*)$')}, 1)"
     bare = f"REGEXP_EXTRACT({last}, {lit(_SUFFIX)}, 1)"
     kept = f"CASE WHEN {bare} = '' THEN {last} ELSE {bare} END"
     built = f"REGEXP_EXTRACT({kept}, {lit(_BUILD)}, 1)"
@@ -164,8 +175,15 @@ def _fields(preset: Preset, table: str, column: str) -> str:
     texts = ", ".join(f"CASE WHEN ok THEN {first[n]} END AS {n}" for n in _TEXT)
     return f"""src AS (
   SELECT {column} AS line FROM {table} WHERE REGEXP_MATCHES({column}, {lit(_NOT_BLANK)})
+), lexed AS (
+  SELECT line, JSON_VALID(line) AND REGEXP_MATCHES(line, {lit(_OBJECT)}) AS valid,
+    {json_tokens("line")} AS tokens
+  FROM src
+), folded AS (
+  SELECT line, valid, tokens, {collapsed("tokens", PASSES - 1)} AS before FROM lexed
 ), parsed AS (
-  SELECT line, JSON_VALID(line) AND REGEXP_MATCHES(line, {lit(_OBJECT)}) AS ok FROM src
+  SELECT line, valid AND {strict_json("tokens", "before", "last")} AS ok
+  FROM (SELECT line, valid, tokens, before, {collapsed("before")} AS last FROM folded) AS l
 ), f AS (
   SELECT ok,
     CASE WHEN ok THEN {_non_request(preset)} END AS non_request,
@@ -188,19 +206,28 @@ def _typed(preset: Preset) -> str:
         for name in ("y", "mo", "d", "h", "mi", "s")
     )
     epoch = epoch_ns(fmt) if fmt != "iso" else "CAST(NULL AS BIGINT)"
-    iso = iso_ns() if fmt in ("auto", "iso") else "CAST(NULL AS BIGINT)"
-    return f"""iso_text AS (
-  SELECT *, REGEXP_MATCHES(ts_raw, {lit(NUMBER)}) AS is_number, {parts} FROM f
+    iso = "y_text <> '' AND NOT is_number" if fmt in ("auto", "iso") else "FALSE"
+    # an instant read but outside int64 nanoseconds is out of range (timestamps.check_timestamp)
+    outside = "is_number" if fmt != "iso" else "FALSE"
+    return f"""num AS (
+  SELECT *, {plain_number("ts_raw")} AS ts_num FROM f
+), iso_text AS (
+  SELECT *, REGEXP_MATCHES(ts_num, {lit(NUMBER)}) AS is_number, {parts} FROM num
 ), iso AS (
   SELECT *, {numbers},
     CAST(RPAD(COALESCE(frac_text, ''), 9, '0') AS BIGINT) AS frac,
     NULLIF(zone_text, '') AS zone
   FROM iso_text
+), secs AS (
+  SELECT *, CASE WHEN {iso} THEN {iso_seconds()} END AS iso_s FROM iso
 ), typed AS (
   SELECT *,
-    CASE WHEN is_number THEN {epoch} WHEN y_text <> '' THEN {iso} END AS ts_ns,
+    CASE WHEN is_number THEN {epoch} WHEN iso_s IS NOT NULL THEN {seconds_ns("iso_s", "frac")}
+      END AS ts_ns,
     {tokens} AS prompt_tokens, {tokens_ok} AS tokens_ok, {_model("model_raw")} AS model_id
-  FROM iso
+  FROM secs
+), ranged AS (
+  SELECT *, (ts_ns IS NULL AND ({outside} OR iso_s IS NOT NULL)) AS ts_out FROM typed
 )"""
 
 
@@ -217,11 +244,12 @@ def _classified(scope: ScopeFilter) -> str:
       WHEN ts_raw IS NULL AND model_raw IS NULL
         THEN 'skip:no timestamp and no model: not a request record'
       WHEN ts_raw IS NULL THEN 'skip:missing timestamp'
+      WHEN ts_out THEN {lit("skip:timestamp " + OUT_OF_RANGE)}
       WHEN ts_ns IS NULL THEN 'skip:unparseable timestamp'
       WHEN NOT tokens_ok THEN 'skip:unparseable prompt_tokens'
       ELSE 'request' END AS outcome,
     COALESCE(model_id IN ({names}), FALSE) AS matched
-  FROM typed
+  FROM ranged
 ), kept AS (
   SELECT * FROM c WHERE outcome = 'request' AND matched AND ts_ns BETWEEN {since} AND {until}
 )"""
@@ -265,7 +293,8 @@ def fingerprint(preset: Preset, scope: ScopeFilter) -> str:
 
 
 def _json_valid(dialect: str) -> Callable[[Any], Any]:
-    """Return the sqlglot rewrite of JSON_VALID(x) for ``dialect`` (sqlglot maps none)."""
+    """Return the sqlglot rewrite of JSON_VALID(x) for ``dialect`` (sqlglot maps none), and of
+    REGEXP_REPLACE's ``'g'`` (sqlglot keeps it for Trino, which takes three arguments)."""
     from sqlglot import exp, parse_one
 
     forms = {
@@ -276,6 +305,9 @@ def _json_valid(dialect: str) -> Callable[[Any], Any]:
     }
 
     def rewrite(node: Any) -> Any:
+        if isinstance(node, exp.RegexpReplace) and dialect != "duckdb":
+            node.set("modifiers", None)  # DuckDB's 'g': the others replace every match anyway
+            return node
         if dialect not in forms or not isinstance(node, exp.Anonymous):
             return node
         if node.name.upper() != "JSON_VALID":

@@ -5,17 +5,25 @@ for a fraction)."""
 
 from __future__ import annotations
 
+#: Python's whitespace (``str.strip``, ``\s`` in a ``str`` pattern) as one character class that
+#: RE2 (DuckDB, BigQuery) and Java (Spark, Trino) read alike: their ``\s`` is ASCII only. The
+#: characters themselves, not escapes: RE2 has no ``\u``, and ``\x{..}`` braces would clash with
+#: the ``str.format`` of :data:`_ISO`.
+WS = "[\\s\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 # assess.scope.logs.timestamps._ISO with one group capturing at a time ({0}..{7} open a group)
 _ISO = (
-    r"^\s*{0}\d{{4}})-{1}\d{{2}})-{2}\d{{2}})(?:[Tt ]{3}\d{{2}}):{4}\d{{2}})"
-    r"(?::{5}\d{{2}})(?:[.,]{6}\d{{1,9}})\d*)?)?)?\s*{7}Z|z|UTC|[+-]\d{{2}}(?::?\d{{2}})?)?\s*$"
+    r"^WS*{0}\d{{4}})-{1}\d{{2}})-{2}\d{{2}})(?:[Tt ]{3}\d{{2}}):{4}\d{{2}})"
+    r"(?::{5}\d{{2}})(?:[.,]{6}\d{{1,9}})\d*)?)?)?WS*{7}Z|z|UTC|[+-]\d{{2}}(?::?\d{{2}})?)?WS*$"
 )
 ISO_PARTS = ("y", "mo", "d", "h", "mi", "s", "frac", "zone")
-NUMBER = r"^\s*-?\d+(?:\.\d+)?\s*$"
-_INTEGER = r"^\s*-?\d+\s*$"
-_WHOLE = r"^\s*(-?\d+)"
+#: An epoch number's text; an exponent (Spark writes a JSON float as ``1.78826400025E9``) is
+#: first written out as plain digits (:func:`plain_number`).
+NUMBER = rf"^{WS}*-?\d{{1,40}}(?:\.\d+)?{WS}*$"
+_INTEGER = rf"^{WS}*-?\d+{WS}*$"
+_WHOLE = rf"^{WS}*(-?\d+)"
+_EXPONENT = rf"^{WS}*(-?)(\d+)(?:\.(\d+))?[eE]([+-]?\d{{1,3}}){WS}*$"
 _FRACTION = r"\.(\d+)"
-_NEGATIVE = r"^\s*-"
+_NEGATIVE = rf"^{WS}*-"
 _SCALE = {"epoch_s": 10**9, "epoch_ms": 10**6, "epoch_us": 10**3, "epoch_ns": 1}
 _MAX = (1 << 63) - 1
 
@@ -27,16 +35,37 @@ def lit(value: str) -> str:
     return exp.Literal.string(value).sql("duckdb")
 
 
+def strip(column: str) -> str:
+    """``column`` without leading and trailing whitespace, as Python's ``str.strip``."""
+    return f"REGEXP_EXTRACT({column}, {lit(f'(?s)^{WS}*(.*?){WS}*$')}, 1)"
+
+
 def iso_part(index: int) -> str:
     opens = ["(?:"] * len(ISO_PARTS)
     opens[index] = "("
-    pattern = _ISO.format(*opens)
+    pattern = _ISO.format(*opens).replace("WS", WS)
     return f"REGEXP_EXTRACT(ts_raw, {lit(pattern)}, 1)"
 
 
+def plain_number(column: str) -> str:
+    """``column``'s text with an exponent written out (``1.78826400025E9`` -> ``1788264000.25``),
+    as the decimal text Python's ``repr`` gives the same float; other text unchanged."""
+    part = [f"REGEXP_EXTRACT({column}, {lit(_EXPONENT)}, {i})" for i in (1, 2, 3, 4)]
+    sign, whole, digits = part[0], part[1], f"({part[1]} || {part[2]})"
+    point = f"(LENGTH({whole}) + CAST({part[3]} AS BIGINT))"
+    return (
+        f"CASE WHEN NOT REGEXP_MATCHES({column}, {lit(_EXPONENT)}) THEN {column} "
+        f"WHEN {point} >= LENGTH({digits}) "
+        f"THEN {sign} || {digits} || REPEAT('0', {point} - LENGTH({digits})) "
+        f"WHEN {point} <= 0 THEN {sign} || '0.' || REPEAT('0', -{point}) || {digits} "
+        f"ELSE {sign} || SUBSTR({digits}, 1, {point}) || '.' || SUBSTR({digits}, {point} + 1) END"
+    )
+
+
 def epoch_ns(fmt: str) -> str:
-    """Nanoseconds of an epoch number's text ``ts_raw`` (unit by magnitude for ``auto``)."""
-    number = "TRY_CAST(TRIM(ts_raw) AS DOUBLE)"
+    """Nanoseconds of an epoch number's text ``ts_num`` (unit by magnitude for ``auto``), or
+    NULL: the number's instant lies outside int64 nanoseconds (:data:`NUMBER` matched)."""
+    number = f"TRY_CAST({strip('ts_num')} AS DOUBLE)"
     if fmt in _SCALE:
         scale = str(_SCALE[fmt])
     else:
@@ -46,7 +75,7 @@ def epoch_ns(fmt: str) -> str:
         )
     whole = (
         f"CASE WHEN ABS({number}) <= {_MAX} / ({scale}) "
-        f"THEN TRY_CAST(TRIM(ts_raw) AS BIGINT) * ({scale}) END"
+        f"THEN TRY_CAST({strip('ts_num')} AS BIGINT) * ({scale}) END"
     )
     # a fraction is read from its digits (as timestamps.parse_epoch reads decimal text): the
     # units' digits of it, the rest dropped; never through a DOUBLE, which rounds 100 ns away
@@ -55,20 +84,21 @@ def epoch_ns(fmt: str) -> str:
         f"WHEN ({scale}) = 1000 THEN 3 ELSE 0 END"
     )
     fraction = (
-        f"COALESCE(TRY_CAST(SUBSTR(RPAD(REGEXP_EXTRACT(ts_raw, {lit(_FRACTION)}, 1), 9, '0'), "
+        f"COALESCE(TRY_CAST(SUBSTR(RPAD(REGEXP_EXTRACT(ts_num, {lit(_FRACTION)}, 1), 9, '0'), "
         f"1, {digits}) AS BIGINT), 0)"
     )
-    sign = f"CASE WHEN REGEXP_MATCHES(ts_raw, {lit(_NEGATIVE)}) THEN -1 ELSE 1 END"
-    units = f"TRY_CAST(REGEXP_EXTRACT(ts_raw, {lit(_WHOLE)}, 1) AS BIGINT)"
+    sign = f"CASE WHEN REGEXP_MATCHES(ts_num, {lit(_NEGATIVE)}) THEN -1 ELSE 1 END"
+    units = f"TRY_CAST(REGEXP_EXTRACT(ts_num, {lit(_WHOLE)}, 1) AS BIGINT)"
     return (
-        f"CASE WHEN REGEXP_MATCHES(ts_raw, {lit(_INTEGER)}) THEN {whole} "
-        f"WHEN ABS({number} * ({scale})) < 9e18 "
+        f"CASE WHEN REGEXP_MATCHES(ts_num, {lit(_INTEGER)}) THEN {whole} "
+        f"WHEN ABS({number} * ({scale})) < 9.2e18 "
         f"THEN {units} * ({scale}) + ({sign}) * {fraction} END"
     )
 
 
-def iso_ns() -> str:
-    """Nanoseconds of the ISO 8601 parts (columns y, mo, d, h, mi, s, frac, zone), or NULL."""
+def iso_seconds() -> str:
+    """UTC seconds of the ISO 8601 parts (columns y, mo, d, h, mi, s, zone), or NULL when they
+    name no instant (the year 0, the 30th of February, an hour 24, an offset of 24 hours)."""
     leap = "((y % 4 = 0 AND y % 100 <> 0) OR y % 400 = 0)"
     month_days = (
         f"CASE WHEN mo IN (4, 6, 9, 11) THEN 30 WHEN mo = 2 THEN "
@@ -83,7 +113,7 @@ def iso_ns() -> str:
         f"THEN -({zone_h} * 3600 + {zone_m} * 60) ELSE {zone_h} * 3600 + {zone_m} * 60 END"
     )
     valid = (
-        f"mo BETWEEN 1 AND 12 AND d BETWEEN 1 AND {month_days} AND h <= 23 AND mi <= 59 "
+        f"y >= 1 AND mo BETWEEN 1 AND 12 AND d BETWEEN 1 AND {month_days} AND h <= 23 AND mi <= 59 "
         f"AND s <= 59 AND ({named} OR ({zone_h} <= 23 AND {zone_m} <= 59))"
     )
     # days from the civil date (H. Hinnant's algorithm; every operand here is >= 0)
@@ -94,4 +124,21 @@ def iso_ns() -> str:
     doe = f"({yoe} * 365 + FLOOR({yoe} / 4) - FLOOR({yoe} / 100) + {doy})"
     days = f"({era} * 146097 + {doe} - 719468)"
     seconds = f"({days} * 86400 + h * 3600 + mi * 60 + s - ({offset}))"
-    return f"CASE WHEN {valid} THEN CAST({seconds} AS BIGINT) * 1000000000 + frac END"
+    return f"CASE WHEN {valid} THEN CAST({seconds} AS BIGINT) END"
+
+
+def seconds_ns(seconds: str, frac: str) -> str:
+    """``seconds`` * 10**9 + ``frac`` when that fits int64 nanoseconds, else NULL (no overflow:
+    1677-09-21T00:12:43.145224192Z .. 2262-04-11T23:47:16.854775807Z, as timestamps.MIN_NS)."""
+    low, high = -(_MAX // 10**9) - 1, _MAX // 10**9  # -9223372037, 9223372036
+    fits = (
+        f"({seconds} > {low} AND {seconds} < {high}) "
+        f"OR ({seconds} = {low} AND {frac} >= {-(_MAX + 1) - low * 10**9}) "
+        f"OR ({seconds} = {high} AND {frac} <= {_MAX - high * 10**9})"
+    )
+    # a negative second is taken from the next one up: low * 10**9 alone is past int64
+    return (
+        f"CASE WHEN NOT ({fits}) THEN NULL WHEN {seconds} < 0 "
+        f"THEN ({seconds} + 1) * 1000000000 + ({frac} - 1000000000) "
+        f"ELSE {seconds} * 1000000000 + {frac} END"
+    )

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from assess.scope.api import emit_sql, scope_engine_run, scope_run
+from tests.scope import sqldiff
 from tests.scope.test_sql import assert_same
 from tests.scope.traplogs import trap_ndjson
 
@@ -34,3 +35,31 @@ def test_spark_runs_the_query_to_the_local_answer(tmp_path: Path, spark: Any, pr
     assert local["counts"]["records_skipped"] and local["counts"]["unknown_tokens"]
     assert_same(doc, local)
     assert doc["engine"]["dialect"] == "spark"
+
+
+def _spark_cases() -> list[Any]:
+    """The fixed cases as few Spark queries (each costs seconds to plan): the canonical ones
+    that agree today as one file, every other one alone (its own preset, options or xfail)."""
+    cases = sqldiff.fixed_cases()
+    together = [
+        c
+        for c in cases
+        if c.preset == "canonical" and not c.options and not sqldiff.known(c.id, "spark")
+    ]
+    traps = [x for c in together for x in c.lines if x not in sqldiff.CONTROLS]
+    merged = sqldiff.Case("canonical-traps", [*sqldiff.CONTROLS, *traps])
+    alone = [c for c in cases if c not in together]
+    return [pytest.param(merged, id=merged.id)] + [
+        pytest.param(case, marks=sqldiff.known(case.id, "spark"), id=case.id) for case in alone
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _spark_cases())
+def test_spark_gives_the_local_answer_on_every_trap(
+    tmp_path: Path, spark: Any, case: sqldiff.Case
+) -> None:
+    """Issue 39's fixed cases (tests/scope/sqldiff.py) through Spark: the local NDJSON answer."""
+    reference = sqldiff.local_ndjson(case, tmp_path)
+    assert "error" not in reference and reference["counts"]["in_window"]  # the controls
+    assert sqldiff.spark_answer(case, tmp_path, spark) == reference

@@ -1,0 +1,352 @@
+"""The differential harness of issue 39: one record set, every path, one answer.
+
+A :class:`Case` is a preset, options and the raw lines of an NDJSON file (str or bytes: a line
+may be malformed on purpose). Each path turns it into the scope document:
+
+- ``ndjson``: the local reader over the file (the reference);
+- ``array``: the local reader over the same records as one JSON array (only when every line is
+  one strict JSON value: a malformed line cannot be an element of an array);
+- ``parquet``: the same records as a Parquet file (only when Arrow can type every column);
+- ``duckdb``: ``--emit-sql duckdb`` run by DuckDB over the file's lines, read back with
+  ``--from-engine-results``; ``spark``: the same with Spark (tests/scope/test_sql_spark.py).
+
+:func:`answer` keeps what must match exactly: every count, the skip and non-request totals, the
+affected and possibly affected request ids (as sets: engines keep no order), the disclosed token
+total and the verdict. Every fixed case carries controls (an affected and a possibly affected
+request that every path reads the same), so a path that reads nothing cannot agree by accident.
+
+Trap sources: issue 39 (/work/notes/issue-39.txt) lists each one as measured on a real engine;
+the record-level cases of tests/damaged/ (test_scope_damaged.BAD_TOKENS,
+test_scope_numbers.OUT_OF_RANGE, the 4,400-digit epoch, the 100 ns epoch text) are repeated here.
+The LiteLLM case is the shipped sample (samples/logs/litellm.ndjson), whose float ``startTime``
+Spark's ``get_json_object`` renders as ``1.78826400025E9``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from assess.kernel.errors import AssessError
+from assess.scope.api import emit_sql, scope_engine_run, scope_run
+from tests.conftest import REPO
+
+PATHS = ("array", "parquet", "duckdb", "spark")
+#: (case, path) pairs that disagree today; each fix of issue 39 removes its pairs.
+KNOWN: dict[str, set[str]] = {
+    # the local NDJSON fast path (polars) takes the first of duplicate keys, orjson the last
+    "array": {"duplicate-keys"},
+    "parquet": {"duplicate-keys"},
+    "duckdb": {"latin-1", "bedrock-null-schema", "new-api-float-type", "envelope"},
+    "spark": {"latin-1", "bedrock-null-schema", "new-api-float-type", "envelope"},
+}
+#: Paths that do not apply: a Parquet file holds no API envelope (a ``data`` column of structs is
+#: a column, not an envelope).
+NOT_APPLICABLE = {("envelope", "parquet")}
+
+
+def known(case: str, path: str) -> list[Any]:
+    """The xfail mark of a pair that disagrees today (strict: a fix must remove it)."""
+    import pytest
+
+    if case in KNOWN[path]:
+        return [pytest.mark.xfail(strict=True, reason=f"issue 39: {path} differs on {case}")]
+    return []
+
+
+IN_WINDOW = "2026-09-01T10:00:00Z"
+
+
+@dataclass(frozen=True)
+class Case:
+    """A record set: its id, the preset, ``scope`` options, and the NDJSON lines."""
+
+    id: str
+    lines: Sequence[str | bytes]
+    preset: str = "canonical"
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def ndjson(self) -> bytes:
+        return b"".join((x if isinstance(x, bytes) else x.encode()) + b"\n" for x in self.lines)
+
+
+def rec(rid: str, tokens: Any = 700_000, **fields: Any) -> dict[str, Any]:
+    """A canonical record in the advisory's window (over the trigger: affected when it matches)."""
+    base = {"timestamp": IN_WINDOW, "model": "glm-5.3", "prompt_tokens": tokens, "request_id": rid}
+    return base | fields
+
+
+def line(rid: str, tokens: Any = 700_000, **fields: Any) -> str:
+    return json.dumps(rec(rid, tokens, **fields))
+
+
+#: Controls in every canonical case: one affected, one possibly affected, one out of scope.
+CONTROLS = [line("ctl-affected"), line("ctl-unknown", None), line("ctl-other", model="gpt-4o")]
+
+
+def _bedrock(rid: str, schema: Any, tokens: Any = 700_000) -> str:
+    """A ModelInvocationLog record (fields as assess/scope/logs/presets/bedrock.yaml cites)."""
+    return json.dumps(
+        {
+            "schemaType": schema,
+            "schemaVersion": "1.0",
+            "timestamp": IN_WINDOW,
+            "accountId": "123456789012",
+            "identity": {"arn": "arn:aws:sts::123456789012:assumed-role/app/x"},
+            "region": "us-east-1",
+            "requestId": rid,
+            "operation": "Converse",
+            "modelId": "zai.glm-5.3-v1:0",
+            "input": {"inputContentType": "application/json", "inputTokenCount": tokens},
+            "output": {"outputContentType": "application/json", "outputTokenCount": 10},
+        }
+    )
+
+
+def _new_api(rid: int, kind: Any, tokens: Any = 700_000, **extra: Any) -> str:
+    """A new-api logs row (model/log.go: type 2 consume, 5 error; created_at epoch seconds)."""
+    row = {
+        "id": rid,
+        "user_id": 1,
+        "created_at": 1788256800,
+        "type": kind,
+        "content": "",
+        "username": "alice",
+        "token_name": "t",
+        "model_name": "glm-5.3",
+        "quota": 10,
+        "prompt_tokens": tokens,
+        "completion_tokens": 3,
+        "use_time": 1,
+        "request_id": f"na-{rid}",
+    }
+    return json.dumps(row | extra)
+
+
+def _litellm_sample() -> list[str]:
+    return (REPO / "samples" / "logs" / "litellm.ndjson").read_text().splitlines()
+
+
+BAD_TOKENS = [2**63, str(2**63), 2**64 + 5, str(10**30), 12.5, "12.5", 1e30, -3, True, "12a"]
+OUT_OF_RANGE: list[Any] = [
+    "0001-01-01T00:00:00Z",  # Go's zero time.Time
+    "9999-12-31T23:59:59Z",
+    "1677-09-21T00:12:43Z",  # just before int64 nanoseconds begin
+    "2262-04-12T00:00:00Z",  # just after they end
+    10**20,
+    10**30,
+    str(10**25),
+    -(10**19),
+]
+_OBJ = '{"timestamp": "2026-09-01T10:00:00Z", "model": "glm-5.3", "prompt_tokens": 700000'
+
+
+def fixed_cases() -> list[Case]:
+    """Every trap issue 39 lists, and the record-level cases of tests/damaged/."""
+    c = CONTROLS
+    return [
+        Case("litellm-sample", _litellm_sample(), preset="litellm"),
+        Case(
+            "float-epoch",
+            [*c, line("f1", timestamp=1788264000.25), line("f2", timestamp=1788256860.0)]
+            + [line("f3", timestamp="1788264000.25"), line("f4", timestamp=1.7882640002512e12)],
+        ),
+        Case("tab-in-model", [*c, line("m1", model="glm-5.3\t"), line("m2", model="\tGLM-5.3 ")]),
+        Case(
+            "tab-in-tokens",
+            [*c, line("t1", "700000\t"), line("t2", "\t700000"), line("t3", " 5\n")],
+        ),
+        Case(
+            "nan",
+            [*c, _OBJ + ', "request_id": "n1", "x": NaN}', _OBJ[:-3] + 'NaN, "request_id": "n2"}'],
+        ),
+        Case("infinity", [*c, _OBJ + ', "request_id": "i1", "x": -Infinity}']),
+        Case(
+            "trailing-comma",
+            [*c, _OBJ + ', "request_id": "c1",}', _OBJ + ', "request_id": "c2", "x": [1,]}'],
+        ),
+        Case("raw-tab", [*c, _OBJ + ', "request_id": "x\ty"}']),
+        Case(
+            "junk-after",
+            [*c, _OBJ + ', "request_id": "j1"} junk', _OBJ + ', "request_id": "j2"}{}'],
+        ),
+        Case(
+            "duplicate-keys",
+            [*c, _OBJ + ', "model": "gpt-4o", "request_id": "d1"}']
+            + ['{"model": "gpt-4o", ' + _OBJ[1:] + ', "request_id": "d2"}']
+            + [_OBJ + ', "request_id": "d3", "request_id": "d3-last"}'],
+        ),
+        Case(
+            "latin-1", [*c, (_OBJ + ', "request_id": "l1", "prompt": "caf\xe9"}').encode("latin-1")]
+        ),
+        Case(
+            "bedrock-null-schema",
+            [
+                _bedrock("b1", "ModelInvocationLog"),
+                _bedrock("b2", None),
+                _bedrock("b3", "ModelInvocationLog", None),
+                _bedrock("b4", "Other"),
+            ],
+            preset="bedrock",
+        ),
+        Case(
+            "new-api-float-type",
+            [
+                _new_api(1, 2),
+                _new_api(2, 2.0),
+                _new_api(3, None),
+                _new_api(4, "2"),
+                _new_api(5, 2, None),
+            ]
+            + [_new_api(6, 5.0, model_name=None), _new_api(7, 1), _new_api(8, 2, username=None)],
+            preset="new-api",
+        ),
+        Case(
+            "envelope",
+            [*c, json.dumps({"data": [rec("e1"), rec("e2")]}), json.dumps({"data": rec("e3")})],
+        ),
+        Case("json-in-string", [*c, json.dumps({"data": json.dumps(rec("s1"))})]),
+        Case(
+            "out-of-range-time",
+            [*c] + [line(f"o{i}", timestamp=t) for i, t in enumerate(OUT_OF_RANGE)],
+        ),
+        Case("bad-tokens", [*c] + [line(f"k{i}", t) for i, t in enumerate(BAD_TOKENS)]),
+        Case(
+            "max-tokens",
+            [*c, line("x1", 2**63 - 1), line("x2", 2**63 - 1), line("x3", 5)],
+            options={"min_prompt_tokens": 2**63 - 1},
+        ),
+        Case(
+            "epoch-4400-digits",
+            [*c, '{"timestamp": ' + "1" * 4400 + ', "model": "glm-5.3", "prompt_tokens": 1}'],
+        ),
+        Case(
+            "epoch-100ns",
+            [
+                *c,
+                line("e1", timestamp="1787788799.9999999"),
+                line("e2", timestamp="1787788800.0000001"),
+                line("e3", timestamp="1787788799999.9999"),
+            ],
+        ),
+        Case(
+            "deep-nesting",
+            [
+                *c,
+                '{"timestamp": "2026-09-01T10:00:00Z", "model": "glm-5.3", "x": '
+                + "[" * 600
+                + "]" * 600
+                + "}",
+            ],
+        ),
+    ]
+
+
+def answer(doc: dict[str, Any]) -> dict[str, Any]:
+    """What every path must agree on, from a scope document."""
+    return {
+        "counts": doc["counts"],
+        "affected": sorted(doc["affected"]["request_ids"]),
+        "possibly_affected": sorted(doc["possibly_affected"]["request_ids"]),
+        "non_request_reasons": doc["breakdown"]["non_request_reasons"],
+        "requests": doc["breakdown"]["requests"],
+        "prompt_tokens_total": doc["disclosed"]["prompt_tokens_total"],
+        "verdict": doc["verdict"],
+    }
+
+
+def _run(fn: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    try:
+        return answer(fn(*args, **kwargs).result.model_dump(mode="json"))
+    except AssessError as exc:  # the same refusal on two paths is the same answer
+        return {"error": type(exc).__name__}
+
+
+def local_ndjson(case: Case, tmp: Path) -> dict[str, Any]:
+    path = tmp / f"{case.id}.ndjson"
+    path.write_bytes(case.ndjson())
+    return _run(scope_run, [str(path)], preset=case.preset, **case.options)
+
+
+def records(case: Case) -> list[Any] | None:
+    """The case's records when every line is one strict JSON value, else None."""
+    try:
+        return [orjson.loads(x) for x in case.lines]
+    except orjson.JSONDecodeError:
+        return None
+
+
+def local_array(case: Case, tmp: Path) -> dict[str, Any] | None:
+    if records(case) is None:
+        return None
+    text = [x.decode("utf-8") if isinstance(x, bytes) else x for x in case.lines]
+    path = tmp / f"{case.id}.json"
+    path.write_text("[\n" + ",\n".join(text) + "\n]\n")
+    return _run(scope_run, [str(path)], preset=case.preset, **case.options)
+
+
+def local_parquet(case: Case, tmp: Path) -> dict[str, Any] | None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = records(case)
+    if rows is None or not all(isinstance(r, dict) for r in rows):
+        return None
+    try:
+        table = pa.Table.from_pylist(rows)
+    except (pa.ArrowException, OverflowError, TypeError):
+        return None
+    path = tmp / f"{case.id}.parquet"
+    pq.write_table(table, path)
+    return _run(scope_run, [str(path)], preset=case.preset, **case.options)
+
+
+def duckdb_lines(con: Any, path: Path) -> None:
+    """``assess_logs(line)`` over an NDJSON file, as docs/scope-remote.md's recipe makes it."""
+    con.execute(
+        f"CREATE OR REPLACE VIEW assess_logs AS SELECT line FROM read_csv('{path}', "
+        "columns={'line': 'VARCHAR'}, header=false, delim=chr(0), quote='', escape='', "
+        "auto_detect=false, strict_mode=false, null_padding=true)"
+    )
+
+
+def engine_answer(case: Case, dialect: str, result: Path) -> dict[str, Any]:
+    return _run(scope_engine_run, result, preset=case.preset, **case.options)
+
+
+def duckdb_answer(case: Case, tmp: Path) -> dict[str, Any]:
+    import duckdb
+
+    path = tmp / f"{case.id}.ndjson"
+    path.write_bytes(case.ndjson())
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'America/New_York'")
+    duckdb_lines(con, path)
+    out = tmp / f"{case.id}.duckdb.parquet"
+    query = emit_sql("duckdb", preset=case.preset, **case.options)
+    try:
+        con.execute(f"COPY ({query.sql}) TO '{out}' (FORMAT parquet)")
+    except duckdb.Error as exc:
+        return {"engine error": type(exc).__name__}
+    return engine_answer(case, "duckdb", out)
+
+
+def spark_answer(case: Case, tmp: Path, spark: Any) -> dict[str, Any]:
+    path = tmp / f"{case.id}.ndjson"
+    path.write_bytes(case.ndjson())
+    query = emit_sql("spark", preset=case.preset, **case.options)
+    spark.read.text(str(path)).withColumnRenamed("value", "line").createOrReplaceTempView(
+        "assess_logs"
+    )
+    out = tmp / f"{case.id}.spark"
+    try:
+        spark.sql(query.sql).coalesce(1).write.parquet(str(out))
+    except Exception as exc:  # noqa: BLE001 - py4j and Spark errors have no common base
+        return {"engine error": type(exc).__name__}
+    (part,) = out.glob("part-*.parquet")
+    return engine_answer(case, "spark", part)
