@@ -35,8 +35,10 @@ def register(app: typer.Typer) -> None:
     @app.command("score")
     def score_cmd(
         answers: Path = typer.Argument(..., help="Answers file: YAML, JSON, xlsx or csv."),
-        probe: Path | None = typer.Option(
-            None, "--probe", help="JSON of `assess probe --json`: a leak contradicts claims."
+        probe: list[Path] | None = typer.Option(
+            None,
+            "--probe",
+            help="JSON of `assess probe [--mode cache] --json` (repeat: canary and cache audit).",
         ),
         deploy_check: Path | None = typer.Option(
             None, "--deploy-check", help="JSON of `assess deploy-check --json` (startup logs)."

@@ -12,16 +12,18 @@ from assess.kernel.common import InputFile, Severity
 from assess.vendor.answers import AnswerSet
 from assess.vendor.questionnaire import DecisiveRule, Questionnaire
 from assess.vendor.scoring.binding import EvidenceBinding, bind_deploy, bind_probe
+from assess.vendor.scoring.cache_probe import cache_probe_findings, verified_control
 from assess.vendor.scoring.checks import CHECKS, control_mitigations
 from assess.vendor.scoring.conflicts import conflict_findings
 from assess.vendor.scoring.contradictions import deploy_findings, not_about, probe_findings
 from assess.vendor.scoring.coverage import applicable_answers, controls_in_place, coverage_of
-from assess.vendor.scoring.evidence import DeployEvidence, ProbeEvidence
+from assess.vendor.scoring.evidence import CacheProbeEvidence, DeployEvidence, ProbeEvidence
 from assess.vendor.scoring.findings import Context
 from assess.vendor.scoring.formula import decided_by, formula_text, score_of, tier_of, total_of
 from assess.vendor.scoring.freshness import Period
 from assess.vendor.scoring.merge import merge_root_causes
 from assess.vendor.scoring.models import (
+    ControlInPlace,
     Decision,
     QuestionnaireRef,
     ScoreFinding,
@@ -65,6 +67,7 @@ def _raw_findings(
     deploy: DeployEvidence | None,
     evidence_for_vendor: bool,
     period: Period | None,
+    cache: CacheProbeEvidence | None = None,
 ) -> tuple[list[ScoreFinding], list[EvidenceBinding]]:
     """Return the unmerged findings of the rules, the checks and the evidence, with its bindings.
 
@@ -84,7 +87,21 @@ def _raw_findings(
         binding = bind_deploy(answers, deploy, evidence_for_vendor, age, period)
         bindings.append(binding)
         found += deploy_findings(ctx, deploy) if binding.scored else [not_about(ctx, binding)]
+    if cache is not None:
+        binding = bind_probe(answers, cache, evidence_for_vendor, age, period)
+        bindings.append(binding)
+        found += cache_probe_findings(ctx, cache) if binding.scored else [not_about(ctx, binding)]
     return found, bindings
+
+
+def _controls(
+    ctx: Context, cache: CacheProbeEvidence | None, bindings: list[EvidenceBinding]
+) -> list[ControlInPlace]:
+    """Return the controls in place; a scored cache audit that found no sharing verifies the
+    prefix-cache salting control."""
+    controls = controls_in_place(ctx.bank, ctx.answers)
+    scored = any(b.kind == "cache-probe" and b.scored for b in bindings)
+    return verified_control(ctx, cache, controls) if cache is not None and scored else controls
 
 
 def _vendor_ref(answers: AnswerSet) -> VendorRef:
@@ -113,6 +130,7 @@ def score_answers(
     inputs: Iterable[InputFile] = (),
     evidence_for_vendor: bool = False,
     period: Period | None = None,
+    cache_probe: CacheProbeEvidence | None = None,
 ) -> ScoreResult:
     """Score ``answers`` against ``questionnaire``, the advisories and optional evidence.
 
@@ -124,10 +142,11 @@ def score_answers(
     Evidence not about the vendor (loopback host, another model or service) or stale (dated
     before the answers by more than ``scoring.evidence_max_age_days``, or outside ``period``) is
     labelled in ``evidence`` and does not score unless ``evidence_for_vendor``.
+    ``cache_probe`` (a cache-isolation audit) is bound like the canary probe.
     """
     answers, ruled_out = applicable_answers(questionnaire, answers)
     ctx = Context(bank=questionnaire, answers=answers, advisories=advisories)
-    found, bindings = _raw_findings(ctx, probe, deploy, evidence_for_vendor, period)
+    found, bindings = _raw_findings(ctx, probe, deploy, evidence_for_vendor, period, cache_probe)
     points = questionnaire.scoring.points
     merged = sorted(merge_root_causes(_ordered(found)), key=lambda f: (-f.severity.rank, f.id))
     refs = assign_refs(["" for _ in merged])
@@ -158,6 +177,6 @@ def score_answers(
         coverage=coverage,
         evidence_verdict=verdict,
         questions_to_send=questions,
-        controls_in_place=controls_in_place(questionnaire, answers),
+        controls_in_place=_controls(ctx, cache_probe, bindings),
         mitigations=rule_mitigations(ctx) + control_mitigations(ctx),
     )

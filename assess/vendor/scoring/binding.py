@@ -19,7 +19,7 @@ from pydantic import Field
 from assess.kernel.model import Model
 from assess.kernel.model_ids import normalise_model_id
 from assess.vendor.answers import AnswerSet
-from assess.vendor.scoring.evidence import DeployEvidence, ProbeEvidence
+from assess.vendor.scoring.evidence import CacheProbeEvidence, DeployEvidence, ProbeEvidence
 from assess.vendor.scoring.freshness import Freshness, Period, date_of, judge
 
 MODELS = "vendor.models"
@@ -124,7 +124,7 @@ def _shown(span: tuple[dt.date, dt.date] | None) -> str:
 
 def bind_probe(
     answers: AnswerSet,
-    probe: ProbeEvidence,
+    probe: ProbeEvidence | CacheProbeEvidence,
     evidence_for_vendor: bool,
     max_age_days: int = 30,
     period: Period | None = None,
@@ -134,6 +134,7 @@ def bind_probe(
     Not about the vendor: a loopback endpoint (a lab), or a model the vendor does not list in
     ``vendor.models``. Stale: dated (``started_at``/``finished_at``) outside ``period``, or more
     than ``max_age_days`` before the answers. ``evidence_for_vendor`` makes it score anyway.
+    A cache-isolation audit (kind ``cache-probe``) is bound the same way.
     """
     endpoint, model = probe.endpoint, probe.model
     if endpoint and _loopback(endpoint):
@@ -144,7 +145,7 @@ def bind_probe(
     span = _span(date_of(probe.started_at), date_of(probe.finished_at))
     return _finish(
         {
-            "kind": "probe",
+            "kind": "cache-probe" if isinstance(probe, CacheProbeEvidence) else "probe",
             "endpoint": endpoint,
             "model": model,
             "models": [model] if model else [],

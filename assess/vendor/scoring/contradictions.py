@@ -16,6 +16,7 @@ from assess.vendor.scoring.findings import Context
 from assess.vendor.scoring.models import ScoreFinding
 
 PROBE, DEPLOY = "evidence:probe", "evidence:deploy-check"
+CACHE_PROBE = "evidence:cache-probe"
 CHECKED = "deployment.pool_checked_after_config_change"
 
 
@@ -37,7 +38,8 @@ def _contradiction(
 def not_about(ctx: Context, binding: EvidenceBinding) -> ScoreFinding:
     """Return the info finding that shows evidence not scored (not about this vendor, or stale),
     labelled with the reason."""
-    rests = PROBE if binding.kind == "probe" else DEPLOY
+    rests = {"probe": PROBE, "cache-probe": CACHE_PROBE}.get(binding.kind, DEPLOY)
+    command = "probe --mode cache" if binding.kind == "cache-probe" else binding.kind
     what = binding.endpoint or ", ".join(binding.nodes) or f"the {binding.kind}"
     models = ", ".join(binding.models) or "?"
     if not binding.about_vendor:
@@ -52,7 +54,7 @@ def not_about(ctx: Context, binding: EvidenceBinding) -> ScoreFinding:
         title,
         f"{what} (model {models}) is not scored against this vendor. Pass "
         "--evidence-for-vendor if it is the vendor's service as assessed.",
-        f"Run `assess {binding.kind}` against the vendor's own service, model and period.",
+        f"Run `assess {command}` against the vendor's own service, model and period.",
         [rests],
         evidence=EvidenceLevel.VERIFIED,
     )

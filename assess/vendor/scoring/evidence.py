@@ -1,4 +1,5 @@
-"""Tolerant views of the technical evidence `assess score` reads: probe and deploy-check JSON.
+"""Tolerant views of the technical evidence `assess score` reads: probe (canary and cache audit)
+and deploy-check JSON.
 
 Only the keys docs/CONTRACTS.md promises are read; anything else in those documents is ignored
 (the commands that write them may add keys), so these models allow extra keys, unlike the rest.
@@ -82,3 +83,40 @@ class DeployEvidence(_Tolerant):
     findings: list[dict[str, Any]] = Field(default_factory=list)
     verdict: str = "inconclusive"
     about: DeployAboutView = DeployAboutView()
+
+
+class CacheLevelView(_Tolerant):
+    """One level of the audit: who primed, who measured, and whether caching was visible."""
+
+    level: str
+    victim: str = ""
+    attacker: str = ""
+    caching_visible: bool
+    p_value: float | None = None
+    ttft_p_value: float | None = None
+    ks_statistic: float | None = None
+    median_hit_ms: float | None = None
+    median_miss_ms: float | None = None
+    cached_tokens_seen: bool = False
+
+
+class CacheProbeEvidence(_Tolerant):
+    """An `assess probe --mode cache --json` document (kind ``assess.cache-probe``)."""
+
+    schema_version: int = Field(ge=1)
+    kind: Literal["assess.cache-probe"]
+    run_id: str = ""
+    endpoint: str = ""
+    model: str = ""
+    started_at: str = ""
+    finished_at: str = ""
+    complete: bool = True
+    verdict: Literal[
+        "shared-across-organisations", "shared-within-organisation", "not-shared", "inconclusive"
+    ]
+    levels: list[CacheLevelView] = Field(default_factory=list)
+    summary: str = ""
+
+    def level(self, name: str) -> CacheLevelView | None:
+        """Return the level called ``name``, if the run had it."""
+        return next((lv for lv in self.levels if lv.level == name), None)
