@@ -29,17 +29,21 @@ _FAIL_ON_HELP = (
 )
 
 
+_PROBE = typer.Option(
+    None,
+    "--probe",
+    metavar="JSON",
+    help="JSON of `assess probe [--mode cache] --json` (repeat: canary and cache audit).",
+)
+
+
 def register(app: typer.Typer) -> None:
     """Add the `score` command to ``app``."""
 
     @app.command("score")
     def score_cmd(
         answers: Path = typer.Argument(..., help="Answers file: YAML, JSON, xlsx or csv."),
-        probe: list[Path] | None = typer.Option(
-            None,
-            "--probe",
-            help="JSON of `assess probe [--mode cache] --json` (repeat: canary and cache audit).",
-        ),
+        probe: list[Path] | None = _PROBE,
         deploy_check: Path | None = typer.Option(
             None, "--deploy-check", help="JSON of `assess deploy-check --json` (startup logs)."
         ),
