@@ -18,6 +18,8 @@ import pytest
 from tests.conftest import REPO
 from tests.report.conftest import invoke
 
+# verify re-renders the same review's PDF in most tests here: once per report (conftest.py)
+pytestmark = pytest.mark.usefixtures("rerendered_pdf_once")
 SAMPLES = REPO / "samples"
 ENVELOPE = "review.intoto.jsonl"
 

@@ -13,6 +13,8 @@ from assess.report.verify import recorded_command
 from tests.conftest import REPO
 from tests.report.conftest import invoke
 
+# verify re-renders the same review's PDF in most tests here: once per report (conftest.py)
+pytestmark = pytest.mark.usefixtures("rerendered_pdf_once")
 SAMPLES = REPO / "samples"
 INPUTS = {
     "incident-like.yaml": SAMPLES / "vendors" / "incident-like.yaml",
