@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from assess.scope.logs import exactjson
 from assess.scope.logs.formats import Bad
 from assess.scope.logs.sources import Format
 
@@ -166,10 +167,35 @@ def document_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
         yield 1, Bad(f"JSON document larger than {MAX_DOCUMENT_BYTES >> 20} MB; not read")
         return
     try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
+        value = _document(data)
+    except ValueError as exc:
         yield 1, Bad(f"invalid JSON document: {str(exc).split(':', 1)[0]}")
         return
     inner = unwrap(value)
     for item in [value] if inner is None else inner:
         yield 1, item
+
+
+def _document(data: bytes) -> Any:
+    """Parse a whole document: exactly where it may hold a number a double rounds, or when
+    orjson refuses it for a number it cannot hold (over 4,300 digits: then kept as its text,
+    refused by name by the field checks).
+
+    Raises:
+        ValueError: invalid JSON (orjson's message).
+    """
+    if not exactjson.LONG_FLOAT.search(data):
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            first = exc
+    else:
+        first = None
+    try:
+        return exactjson.loads_exact(data)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+    except ValueError:
+        if first is not None:
+            raise first from None
+        return orjson.loads(data)  # raises orjson's own message

@@ -18,17 +18,15 @@ from typing import Any, BinaryIO
 import orjson
 import pyarrow as pa
 
+from assess.scope.logs import exactjson
 from assess.scope.logs.sources import MAX_LINE_BYTES, OVERLONG, line_blocks
 
 CHUNK = 1 << 20
 _MAX_ELEMENT = 64 << 20
 #: The most digits an integer in a JSON array is read with (Python refuses to convert more than
 #: 4,300; a longer one is kept as its text, which the token and timestamp checks refuse by name).
-MAX_INT_DIGITS = 40
-
-
-def _bounded_int(text: str) -> int | str:
-    return int(text) if len(text) <= MAX_INT_DIGITS else text
+MAX_INT_DIGITS = exactjson.MAX_INT_DIGITS
+_bounded_int = exactjson.bounded_int
 
 
 @dataclass(frozen=True)
@@ -39,7 +37,13 @@ class Bad:
 
 
 def json_line(line: bytes, final_without_newline: bool = False) -> Any:
-    """Parse one NDJSON line; return the value or a :class:`Bad`."""
+    """Parse one NDJSON line; return the value or a :class:`Bad`. A line that may hold a
+    number a double rounds is read exactly (:mod:`~assess.scope.logs.exactjson`)."""
+    if exactjson.LONG_FLOAT.search(line):
+        try:
+            return exactjson.loads_exact(line)
+        except (ValueError, RecursionError):
+            pass  # orjson names the fault below
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError as exc:
@@ -74,7 +78,7 @@ def json_array_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
     A malformed element ends the file (the rest cannot be resynchronised): it is reported once,
     at the line where it starts.
     """
-    decoder = json.JSONDecoder(parse_int=_bounded_int)
+    decoder = json.JSONDecoder(parse_int=_bounded_int, parse_float=exactjson.exact_float)
     text_of = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
     buf, pos, line, eof, opened = "", 0, 1, False, False
     while True:

@@ -100,6 +100,8 @@ def check_tokens(value: Any) -> tuple[int | None, str | None]:
             text = text[:-2]
         if not text.isdigit() or not text.isascii():
             return None, "not a whole number"
+        if len(text) > 40:  # kept as text by the JSON reader (exactjson.MAX_INT_DIGITS)
+            return None, f"number too long ({len(text):,} digits): out of range (2**63 or more)"
         if len(text) > 20:
             return None, "out of range (2**63 or more)"
         value = int(text)

@@ -125,8 +125,9 @@ def parse_instant(value: str) -> int | None:
 def _unbounded(value: object, fmt: TimestampFormat) -> int | None:
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        if fmt == "iso" or (isinstance(value, float) and not math.isfinite(value)):
+    if isinstance(value, int | float | Decimal):  # Decimal: a JSON number read exactly
+        finite = math.isfinite(value) if isinstance(value, float) else True
+        if fmt == "iso" or not finite or (isinstance(value, Decimal) and not value.is_finite()):
             return None
         return parse_epoch(value, fmt)
     if isinstance(value, datetime):

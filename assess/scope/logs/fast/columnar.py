@@ -23,6 +23,9 @@ from assess.scope.logs.presets import Condition, Preset
 from assess.scope.logs.timestamps import TimestampFormat, parse_array, parse_timestamp
 from assess.scope.models import TEXT
 
+#: A timestamp text that is a bare number (polars writes a JSON number read as text so).
+_BARE_NUMBER = r"^\s*-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?\s*$"
+
 
 class NotColumnar(Exception):
     """This block (or file) cannot take the fast path; use the reference path."""
@@ -176,6 +179,17 @@ class ColumnPlan:
             empty = pa.array(["", *skip], kind)
             columns = [pc.if_else(pc.is_in(c, value_set=empty), None, c) for c in columns]
         return columns[0] if len(columns) == 1 else pc.coalesce(*columns)
+
+    def may_round(self, table: pa.Table) -> bool:
+        """True when a timestamp of ``table`` was a JSON number, which polars has read as a
+        double (or a double's text): a block where one may have had more digits than a double
+        holds is read by the reference path (:mod:`~assess.scope.logs.exactjson`)."""
+        raw = self._coalesce(table, "timestamp")
+        if pa.types.is_floating(raw.type):
+            return True
+        if not (pa.types.is_string(raw.type) or pa.types.is_large_string(raw.type)):
+            return False
+        return bool(pc.any(pc.match_substring_regex(raw, _BARE_NUMBER)).as_py())
 
     def extract(self, table: pa.Table) -> tuple[pa.Table, Any]:
         """Return (canonical table without text, mask of rows for the reference path).
