@@ -19,6 +19,7 @@ import pyarrow as pa
 from assess.kernel.common import InputFile
 from assess.kernel.output import ProgressCallback
 from assess.scope.logs import envelopes, formats, textcodec
+from assess.scope.logs.identity import check_unchanged, file_state
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.readers.base import (
     ROWS_PER_BATCH,
@@ -168,8 +169,10 @@ class LogReader:
         if kind == "parquet":
             # a remote Parquet file is opened for random access (RemoteFile stands in for a Path)
             source = Source(name, cast(Path, parquet_source(path)))
+            before = file_state(path)
             yield from READERS["parquet"].batches(source, self._context())
             evidence = file_evidence(path)
+            check_unchanged(path, before, evidence.bytes)  # as HashingReader.finish does
             self.inputs.append(evidence)
             self.contents.append(evidence.sha256)
             self._done += evidence.bytes

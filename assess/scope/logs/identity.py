@@ -112,3 +112,34 @@ class Contents:
             "read, counted once",
             same_as=first,
         )
+
+
+def file_state(path: Any) -> tuple[int, int, int] | None:
+    """Return (size, mtime ns, inode) of a local file, None for a remote object (fixed)."""
+    if not isinstance(path, Path):
+        return None
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns, stat.st_ino
+
+
+def check_unchanged(path: Any, before: tuple[int, int, int] | None, hashed: int) -> None:
+    """Refuse a file read by path (Parquet) that changed while it was read: its size, time or
+    inode now differ from ``before``, or its hash (taken after the read) covers ``hashed``
+    bytes, not the size it had.
+
+    Raises:
+        InputError: naming the file (exit 2).
+    """
+    from assess.kernel.errors import InputError
+
+    if before is None:
+        return
+    now = file_state(path)
+    if now == before and hashed == before[0]:
+        return
+    raise InputError(
+        f"{path}: changed while it was read ({before[0]:,} bytes when opened, {hashed:,} hashed, "
+        f"{now[0] if now else 0:,} now, or rewritten in place): its hash and counts would not "
+        "describe one file",
+        "Scope a copy that is no longer being written.",
+    )
