@@ -5,6 +5,8 @@ from __future__ import annotations
 import typer
 from rich.table import Column, Table
 
+from assess.kernel.tables import print_table
+
 
 def list_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
@@ -43,7 +45,7 @@ def list_cmd(
             ", ".join(adv.models.names),
             adv.title,
         )
-    stdout_console().print(table)
+    print_table(stdout_console(), table)
 
 
 def show_cmd(
@@ -86,7 +88,7 @@ def show_cmd(
         table.add_row("leaked responses (platform)", f"{adv.leaked_responses:,}")
     for ref in adv.references:
         table.add_row("reference", f"{ref.title}: {ref.url}")
-    console.print(table)
+    print_table(console, table)
 
 
 def register(app: typer.Typer) -> None:

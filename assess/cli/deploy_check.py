@@ -8,6 +8,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from assess.kernel.tables import print_table, print_wrapped
+
 if TYPE_CHECKING:
     from assess.deploy.models import DeployCheckResult, NodeReport
 
@@ -67,10 +69,7 @@ def register(app: typer.Typer) -> None:
         if json_out is not None:
             write_text_or_stdout(json_out, to_json(result))
         if json_out != "-":
-            console = stdout_console()
-            if not console.is_terminal:  # files and pipes: no 80-column squeeze
-                console.width = 160
-            render(result, console)
+            render(result, stdout_console())
         if result.failed:
             raise typer.Exit(1)
 
@@ -108,16 +107,17 @@ def render(result: DeployCheckResult, console: Console) -> None:
         role = n.role.value + (" (--node)" if n.role_from == "--node" else "")
         table.add_row(n.name, n.engine, n.version or "?", role, _num(n.pool_tokens),
                       _num(n.context_tokens), _cover(n), n.verdict.value)  # fmt: skip
-    console.print(table)
+    print_table(console, table)
+    indent = " " * 9  # under the title, past the severity
     for n in result.nodes:
         if n.reason:
-            console.print(f"{n.name}: inconclusive: {n.reason}", markup=False, soft_wrap=True)
+            print_wrapped(console, f"{n.name}: inconclusive: {n.reason}", indent)
     for f in result.findings:
-        console.print(f"{f.severity.value.upper():8} {f.title}", markup=False)
-        console.print(f"         {f.detail}", markup=False, soft_wrap=True)
+        print_wrapped(console, f.title, indent, first=f"{f.severity.value.upper():8} ")
+        print_wrapped(console, f.detail, indent)
         if f.remediation:
-            console.print(f"         fix: {f.remediation}", markup=False, soft_wrap=True)
-    console.print(about_line(result), markup=False, soft_wrap=True)
+            print_wrapped(console, f"fix: {f.remediation}", indent)
+    print_wrapped(console, about_line(result), indent, first="")
     console.print(
         f"verdict: {result.verdict.value} (fail-on {result.fail_on.value}; "
         f"{len(result.findings)} finding(s), {len(result.nodes)} node(s))",

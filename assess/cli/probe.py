@@ -12,6 +12,7 @@ from rich.table import Table
 from assess.cli import lab
 from assess.cli.probe_cache import check_mode, run_cache_cmd
 from assess.kernel.errors import OutputError, UsageError
+from assess.kernel.tables import print_table
 
 if TYPE_CHECKING:  # the probe core (and the openai SDK) is imported when the command runs
     from assess.probe.config import ProbeAccount
@@ -65,7 +66,7 @@ def _print(result: ProbeResult) -> None:
                 str(hit.chars),
                 hit.location,
             )
-        console.print(table)
+        print_table(console, table)
         if len(result.hits) > 20:
             console.print(f"... and {len(result.hits) - 20} more hits (see --json)")
     s = result.stats

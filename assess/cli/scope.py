@@ -23,6 +23,7 @@ from assess.cli.scope_exposure import (
 from assess.cli.scope_infer import SUGGEST, suggest
 from assess.cli.scope_reading import render_reading
 from assess.kernel.errors import UsageError
+from assess.kernel.tables import print_table
 
 if TYPE_CHECKING:  # the command imports the scope core when it runs: `--help` does not
     from assess.scope.api import ScopeRun
@@ -70,8 +71,8 @@ def render(result: ScopeResult, console: Console) -> None:
     for key, value in c.model_dump().items():
         table.add_row(key, f"{value:,}")
     table.add_row("(requests)", f"{result.breakdown.requests:,}")
-    console.print(table)
-    console.print(exposure_table(result))
+    print_table(console, table)
+    print_table(console, exposure_table(result))
     if result.per_day:
         console.print(
             "affected per day: " + ", ".join(f"{x.date}: {x.requests}" for x in result.per_day)
@@ -342,7 +343,7 @@ def render_verdict(result: ScopeResult, console: Console) -> None:
         table = Table("model (as logged)", "requests", title="Models seen (most requests first)")
         for seen in a.models_seen:
             table.add_row(escape(seen.model), f"{seen.requests:,}")
-        err.print(table)
+        print_table(err, table)
     err.print(
         "Check --preset and --map (`--explain` shows where each field was read), or --model "
         "when the advisory's model is logged under another id.",

@@ -11,6 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from assess.kernel.tables import print_table
+
 if TYPE_CHECKING:
     from assess.scope.models import FileReading
 
@@ -40,7 +42,7 @@ def render_inference(reading: FileReading, console: Console) -> None:
             _score(one.runner_up_score),
         )
     console.print("  inferred from field names and value shapes (no preset fits):")
-    console.print(table)
+    print_table(console, table)
 
 
 def suggest(logs: list[str], out: str) -> None:

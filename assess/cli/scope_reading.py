@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Column, Table
 
 from assess.cli.scope_infer import render_inference
+from assess.kernel.tables import print_table
 
 if TYPE_CHECKING:
     from assess.scope.models import FileReading, ScopeResult
@@ -82,4 +83,4 @@ def _render_group(readings: list[FileReading], console: Console) -> None:
             escape(", ".join(seen) or "-"),
             escape(next((one.example for one in fields if one.example), None) or "-"),
         )
-    console.print(table)
+    print_table(console, table)

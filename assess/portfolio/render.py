@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import textwrap
 
-from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from assess.kernel.tables import fits
 from assess.portfolio.html import TREND_TEXT, signed
 from assess.portfolio.models import Portfolio
 
@@ -51,7 +51,7 @@ def print_portfolio(portfolio: Portfolio, console: Console) -> None:
             v.last_assessed,
             f"[{style}]{trend}[/]" if style else trend,
         )
-    if _narrowest(table) > console.width:
+    if not fits(table, console.width):
         _print_vertical(portfolio, console)  # narrower than the table: one block per vendor
     else:
         console.print(table)
@@ -61,20 +61,6 @@ def print_portfolio(portfolio: Portfolio, console: Console) -> None:
         "evidence to rate the vendor, whatever its tier (see each score's questions_to_send).",
         markup=False,
     )
-
-
-def _narrowest(table: Table) -> int:
-    """Return the width the table needs with the vendor column at its minimum: the unwrapped
-    columns whole, each column's padding and borders."""
-    width = len(table.columns) * 3 + 1
-    for column in table.columns:
-        if not column.no_wrap:
-            width += column.min_width or 0
-            continue
-        cells = [c for c in (column.header, *column.cells) if isinstance(c, str)]
-        lines = [line for c in cells for line in Text.from_markup(c).plain.splitlines()]
-        width += max((cell_len(line) for line in lines), default=0)
-    return width
 
 
 def _print_vertical(portfolio: Portfolio, console: Console) -> None:

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from assess.kernel.common import Severity
+from assess.kernel.tables import print_table
 from assess.vendor.answers import AnswerSet
 from assess.vendor.diff_models import AnswersDiff
 from assess.vendor.questionnaire import Questionnaire
@@ -56,7 +57,7 @@ def print_score(result: ScoreResult, console: Console) -> None:
             str(f.points),
             f"{title}\n[dim]{escape(f.id)}[/]{also}",
         )
-    console.print(table)
+    print_table(console, table)
     counts = ", ".join(
         f"{n} {s.value}" for s, n in sorted(result.counts.items(), key=lambda i: -i[0].rank) if n
     )
@@ -205,7 +206,7 @@ def print_diff(diff: AnswersDiff, console: Console) -> None:
             change,
         )
     if diff.changes:
-        console.print(table)
+        print_table(console, table)
     else:
         console.print("no answer changed", markup=False)
     if diff.findings_added:

@@ -1,0 +1,188 @@
+"""At 60 and 80 columns and piped (no COLUMNS: rich's 80), what the tables exist to show comes
+out whole: every finding id, field path, changed value, vendor name, date and node name the
+command's own --json holds appears in its text output as a whole word (none folded across
+lines, none cropped with an ellipsis). The identifiers are read from the --json output of the
+same run, not written here. assess/kernel/tables.py is what switches a table that would cut a
+word to the vertical layout."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from rich.table import Table
+
+from assess.kernel.tables import fits, print_table, row_lines
+from assess.vendor.render import show_value
+from tests.conftest import REPO
+
+SAMPLES = REPO / "samples"
+WIDTHS = ["60", "80", "piped"]
+_SEPARATORS = re.compile(r"[\s│┃┆┇┊┋║╎╏|]+")
+
+
+def run(args: list[str], width: str, cwd: Path) -> str:
+    """Return what `assess ARGS` prints (stdout and stderr) at ``width`` columns, piped."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("COLUMNS", None)
+    if width != "piped":
+        env["COLUMNS"] = width
+    done = subprocess.run(
+        [sys.executable, "-m", "assess", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    return done.stdout + done.stderr
+
+
+def json_of(args: list[str], cwd: Path) -> Any:
+    out = cwd / "out.json"
+    run([*args, "--json", str(out)], "80", cwd)
+    return json.loads(out.read_text())
+
+
+def words(values: Iterable[str]) -> set[str]:
+    return {word for value in values for word in str(value).split()}
+
+
+def assert_whole(output: str, expected: set[str]) -> None:
+    tokens = set(_SEPARATORS.split(output))
+    # a word followed by punctuation in running text ("path," "(affected)") is still whole
+    shown = tokens | {t.rstrip(",;:.") for t in tokens} | {t.strip("()") for t in tokens}
+    cut = sorted(expected - shown)
+    assert not cut, f"cut or missing in the output: {cut[:10]}\n{output[:3000]}"
+
+
+def _score(data: Any) -> set[str]:
+    return words([f["id"] for f in data["findings"]] + [f["ref"] for f in data["findings"]])
+
+
+def _diff(data: Any) -> set[str]:
+    found = [c["id"] for c in data["changes"]]
+    for change in data["changes"]:
+        found += [show_value(change["old"]["value"]), show_value(change["new"]["value"])]
+    return words(found)
+
+
+def _scope(data: Any) -> set[str]:
+    paths = []
+    for reading in data["reading"]:
+        for field in reading["fields"]:
+            paths += [field["field"], *field["by_path"], *field["other_paths_seen"]]
+    return words(paths) | {"(affected)"}
+
+
+def _portfolio(data: Any) -> set[str]:
+    return words(v["vendor"] for v in data["vendors"]) | words(
+        v["last_assessed"] for v in data["vendors"]
+    )
+
+
+def _deploy(data: Any) -> set[str]:
+    found = [n["name"] for n in data["nodes"]] + [n["version"] or "?" for n in data["nodes"]]
+    found += [f"{n['pool_tokens']:,}" for n in data["nodes"] if n["pool_tokens"] is not None]
+    return words(found)
+
+
+CASES: dict[str, tuple[list[str], Callable[[Any], set[str]]]] = {
+    "score": (["score", "samples/vendors/incident-like.yaml"], _score),
+    "questionnaire diff": (
+        [
+            "questionnaire",
+            "diff",
+            "samples/vendors/incident-like.yaml",
+            "samples/vendors/incident-like-after-fix.yaml",
+        ],
+        _diff,
+    ),
+    "scope --explain": (["scope", "samples/logs/litellm.ndjson", "--explain"], _scope),
+    "portfolio": (
+        [
+            "portfolio",
+            "samples/vendors/incident-like.yaml",
+            "samples/vendors/well-run.yaml",
+            "samples/vendors/evasive.yaml",
+        ],
+        _portfolio,
+    ),
+    "deploy-check": (
+        [
+            "deploy-check",
+            "samples/serverlogs/sglang-prefill.log",
+            "samples/serverlogs/sglang-decode.log",
+            "--advertised-context",
+            "1048576",
+        ],
+        _deploy,
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("fits")
+    (where / "samples").symlink_to(SAMPLES)
+    return where
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_no_identifier_is_cut(case: str, width: str, workdir: Path) -> None:
+    args, expected_of = CASES[case]
+    expected = expected_of(json_of(args, workdir))
+    assert len(expected) >= 3  # the identifiers were read
+    output = run(args, width, workdir)
+    assert_whole(output, expected)
+    if width != "piped":
+        limit = int(width)
+        long_words = {w for w in expected if len(w) > limit}
+        too_wide = [
+            line
+            for line in output.splitlines()
+            if len(line.rstrip()) > limit and not any(w in line for w in long_words)
+        ]
+        assert not too_wide, too_wide[:5]
+
+
+def _table(width_of_id: int) -> Table:
+    table = Table("ref", "severity", "evidence", "pts", "finding (id)", title="Findings")
+    table.add_row("F-01", "critical", "attested", "40", "x" * width_of_id + "\n[dim]a.b[/]")
+    return table
+
+
+def test_fits_sees_a_word_folded_or_cropped() -> None:
+    """Positive control: a word too long for its column at this width is seen as cut."""
+    assert fits(_table(10), 80)
+    assert not fits(_table(70), 80)  # rich would fold the 70-character word
+    cropped = Table("count", "records")
+    cropped.add_row("received (affected)", "0")
+    assert fits(cropped, 40)
+    assert not fits(cropped, 12)
+
+
+def test_the_vertical_layout_keeps_words_whole(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    with path.open("w") as stream:
+        print_table(Console(file=stream, width=60, color_system=None), _table(70))
+    text = path.read_text()
+    assert "x" * 70 in text.split()
+    assert text.startswith("Findings\nref: F-01  severity: critical  evidence: attested  pts: 40\n")
+
+
+def test_row_lines_pack_short_cells_and_skip_empty_ones() -> None:
+    lines = row_lines(["a", "b", "c"], ["1", "", "a long value " * 3], 30)
+    assert lines[0] == "a: 1"
+    assert all(len(line) <= 30 for line in lines)
+    assert not any(line.startswith("b:") for line in lines)
