@@ -34,6 +34,7 @@ from assess.scope.logs.presets import Condition, Preset
 from assess.scope.logs.timestamps import OUT_OF_RANGE
 from assess.scope.models import ScopeFilter
 from assess.scope.sql_json import PASSES, collapsed, json_tokens, strict_json
+from assess.scope.sql_rules import condition, json_null_form, typed_rule
 from assess.scope.sql_time import (
     ISO_PARTS,
     NUMBER,
@@ -108,24 +109,8 @@ def _first(paths: list[str], skip: Sequence[str] = ()) -> str:
     return f"COALESCE({', '.join(texts)})" if texts else "CAST(NULL AS VARCHAR)"
 
 
-def _scalar(value: Any) -> str:
-    if isinstance(value, bool):
-        return lit(str(value).lower())
-    return lit(str(value))
-
-
 def _condition(when: Condition) -> str:
-    value = _extract(when.path)
-    if when.missing is not None:
-        absent = f"({value} IS NULL OR {value} = '')"
-        return absent if when.missing else f"NOT {absent}"
-    if when.in_ is not None:
-        items = [_scalar(v) for v in when.in_ if v is not None] or ["NULL"]
-        return f"{value} IN ({', '.join(items)})"
-    if when.not_in is not None:
-        items = [_scalar(v) for v in when.not_in if v is not None] or ["NULL"]
-        return f"({value} IS NOT NULL AND {value} NOT IN ({', '.join(items)}))"
-    return f"{value} = {_scalar(when.equals)}"
+    return condition(when, _extract(when.path), json_path)
 
 
 def _non_request(preset: Preset) -> str:
@@ -284,9 +269,12 @@ def _nulls() -> str:
 
 
 def fingerprint(preset: Preset, scope: ScopeFilter) -> str:
-    """Return the fingerprint (16 hex digits) of what the query depends on."""
+    """Return the fingerprint (16 hex digits) of what the query depends on: not the platform
+    binding of :func:`assess.scope.filter.with_preset`, which --from-engine-results applies to
+    the rows read back (--emit-sql, before it, gave a bedrock or new-api result it refused)."""
+    unbound = scope.model_copy(update={"serving_platform": None, "native_counts": False})
     text = json.dumps(
-        {"preset": preset.model_dump(mode="json"), "filter": scope.model_dump(mode="json")},
+        {"preset": preset.model_dump(mode="json"), "filter": unbound.model_dump(mode="json")},
         sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -308,6 +296,9 @@ def _json_valid(dialect: str) -> Callable[[Any], Any]:
         if isinstance(node, exp.RegexpReplace) and dialect != "duckdb":
             node.set("modifiers", None)  # DuckDB's 'g': the others replace every match anyway
             return node
+        if isinstance(node, exp.Anonymous) and node.name.upper() == "ASSESS_JSON_NULL":
+            null = json_null_form(dialect, list(node.expressions))
+            return parse_one(null, read=DIALECTS[dialect])
         if dialect not in forms or not isinstance(node, exp.Anonymous):
             return node
         if node.name.upper() != "JSON_VALID":
@@ -338,6 +329,14 @@ def scoping_query(
     if dialect not in DIALECTS:
         raise UsageError(
             f"--emit-sql '{dialect}': no such dialect", f"Use one of: {', '.join(DIALECTS)}."
+        )
+    typed = typed_rule(preset)
+    if typed is not None and dialect != "duckdb":
+        raise UsageError(
+            f"--emit-sql {dialect}: preset {preset.id} compares {typed} with numbers, and "
+            f'{dialect}\'s JSON text functions give the number 2.0 and the string "2.0" as the '
+            "same text (the local reader tells them apart)",
+            "Emit the query for duckdb, or scope these logs with `assess scope` on the files.",
         )
     mark = fingerprint(preset, scope)
     marker = ", 0 UNION ALL SELECT ".join(

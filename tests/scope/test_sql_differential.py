@@ -136,3 +136,39 @@ def test_random_record_sets_give_the_local_answer_in_duckdb(
     case = Case("random", lines)
     reference = sqldiff.local_ndjson(case, tmp_path)
     assert sqldiff.duckdb_answer(case, tmp_path) == reference
+
+
+# -- the dialects not run here, and the refusals ---------------------------------------------------
+
+
+@pytest.mark.parametrize("dialect", ["trino", "athena", "bigquery"])
+@pytest.mark.parametrize("case_id", ["bedrock-null-schema", "canonical-traps"])
+def test_the_other_dialects_carried_back_to_duckdb_give_the_local_answer(
+    tmp_path: Path, dialect: str, case_id: str
+) -> None:
+    """As tests/scope/test_sql_dialects.py: each dialect's text, parsed in that dialect and
+    transpiled back to DuckDB, keeps the null and strict-JSON rules (not run on the engine)."""
+    import duckdb
+
+    from tests.scope.test_sql_dialects import to_duckdb
+
+    cases = [c for c in CASES.values() if c.preset == "canonical" and not c.options]
+    agree = [c for c in cases if not sqldiff.known(c.id, "duckdb") and c.id != "duplicate-keys"]
+    case = CASES.get(case_id) or sqldiff.merged(agree, case_id)
+    path = tmp_path / "logs.ndjson"
+    path.write_bytes(case.ndjson())
+    con = duckdb.connect()
+    sqldiff.duckdb_lines(con, path)
+    out = tmp_path / "result.parquet"
+    query = to_duckdb(sqldiff.emit_sql(dialect, preset=case.preset).sql, dialect)
+    con.execute(f"COPY ({query}) TO '{out}' (FORMAT parquet)")
+    assert sqldiff.engine_answer(case, dialect, out) == sqldiff.local_ndjson(case, tmp_path)
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino", "athena", "bigquery"])
+def test_a_rule_comparing_numbers_is_refused_where_a_number_reads_as_text(dialect: str) -> None:
+    from assess.kernel.errors import UsageError
+
+    with pytest.raises(UsageError, match=r'new-api compares type with numbers.*"2\.0"'):
+        sqldiff.emit_sql(dialect, preset="new-api")
+    assert "json_type" in sqldiff.emit_sql("duckdb", preset="new-api").sql.lower()

@@ -51,9 +51,8 @@ def _spark_cases() -> list[Any]:
         and c.id != "duplicate-keys"
         and not sqldiff.known(c.id, "spark")
     ]
-    traps = [x for c in together for x in c.lines if x not in sqldiff.CONTROLS]
-    merged = sqldiff.Case("canonical-traps", [*sqldiff.CONTROLS, *traps])
-    alone = [c for c in cases if c not in together]
+    merged = sqldiff.merged(together, "canonical-traps")
+    alone = [c for c in cases if c not in together and c.id not in sqldiff.REFUSED["spark"]]
     return [pytest.param(merged, id=merged.id)] + [
         pytest.param(case, marks=sqldiff.known(case.id, "spark"), id=case.id) for case in alone
     ]

@@ -1,0 +1,101 @@
+"""A preset's non-request rules in the scoping query (see :mod:`assess.scope.sql`), as
+:meth:`assess.scope.logs.presets.Condition.holds` reads them.
+
+The local rule compares the JSON value: a ``null`` is a value (``schemaType: null`` is not in
+``[ModelInvocationLog]``, so the record is not a request), a missing key is none (the rule does
+not hold), and a number equals a number whatever its spelling (new-api's ``type: 2.0`` is in
+``[2, 5]``) but never a string (``"2.0"`` is not). Text extraction loses both: ``null`` and a
+missing key are both SQL NULL, ``2.0`` and ``"2.0"`` the same text. So a rule reads the JSON
+type too: ``ASSESS_JSON_NULL(line, path, parent, key)`` (rewritten per dialect by
+:func:`json_null_form`) and, for a rule that compares numbers, DuckDB's ``json_type``; the other
+dialects refuse such a preset (:func:`typed_rule`), as their text functions do not tell a number
+from a string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from assess.scope.logs.presets import Condition, Preset
+from assess.scope.sql_time import lit
+
+_NUMBERS = "('UBIGINT', 'BIGINT', 'HUGEINT', 'DOUBLE')"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _items(when: Condition) -> list[Any]:
+    if when.in_ is not None:
+        return list(when.in_)
+    if when.not_in is not None:
+        return list(when.not_in)
+    return [when.equals]
+
+
+def typed_rule(preset: Preset) -> str | None:
+    """The first rule path compared with a number, or None (only DuckDB can say 2.0 is 2)."""
+    for rule in preset.non_request:
+        when = rule.when
+        if when.missing is None and any(_is_number(v) for v in _items(when)):
+            return when.path
+    return None
+
+
+def _paths(path: str, json_path: Callable[..., str]) -> tuple[str, str, str]:
+    """(JSONPath of ``path``, JSONPath of its parent object, its last key)."""
+    keys = path.split(".")
+    parent = json_path(".".join(keys[:-1])) if len(keys) > 1 else "$"
+    return json_path(path), parent, keys[-1]
+
+
+def condition(when: Condition, value: str, json_path: Callable[..., str]) -> str:
+    """SQL true when ``when`` holds; ``value`` is the path's text (NULL: missing or null)."""
+    if when.missing is not None:
+        absent = f"({value} IS NULL OR {value} = '')"
+        return absent if when.missing else f"NOT {absent}"
+    nested, parent, key = _paths(when.path, json_path)
+    null = f"ASSESS_JSON_NULL(line, {lit(nested)}, {lit(parent)}, {lit(key)})"
+    items = _items(when)
+    numbers = [float(v) for v in items if _is_number(v)]
+    texts = [_scalar(v) for v in items if v is not None and not _is_number(v)]
+    if numbers:  # DuckDB only (typed_rule): text compares strings, numbers compare as numbers
+        kind = f"json_type(line, {lit(nested)})"
+        as_text = (
+            f"({kind} NOT IN {_NUMBERS} AND {value} IN ({', '.join(texts)}))" if texts else "FALSE"
+        )
+        listed = ", ".join(repr(n) for n in numbers)
+        matched = (
+            f"({as_text} OR ({kind} IN {_NUMBERS} AND TRY_CAST({value} AS DOUBLE) IN ({listed})))"
+        )
+    else:
+        matched = f"{value} IN ({', '.join(texts)})" if texts else "FALSE"
+    has_null = None in items
+    if when.not_in is not None:
+        null_holds = "FALSE" if has_null else null
+        return f"(({value} IS NOT NULL AND NOT {matched}) OR {null_holds})"
+    return f"(({value} IS NOT NULL AND {matched}) OR {null if has_null else 'FALSE'})"
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return lit(str(value).lower())
+    return lit(str(value))
+
+
+def json_null_form(dialect: str, args: list[Any]) -> str:
+    """``ASSESS_JSON_NULL(line, path, parent, key)`` in ``dialect``: the path holds JSON null."""
+    line, nested, parent, key = (a.sql(dialect="duckdb") for a in args)
+    if dialect == "spark":  # get_json_object: NULL for null and missing alike; the keys tell
+        holder = line if parent == "'$'" else f"GET_JSON_OBJECT({line}, {parent})"
+        return (
+            f"(GET_JSON_OBJECT({line}, {nested}) IS NULL "
+            f"AND ARRAY_CONTAINS(JSON_OBJECT_KEYS({holder}), {key}))"
+        )
+    if dialect in ("trino", "athena"):
+        return f"(JSON_FORMAT(JSON_EXTRACT({line}, {nested})) = 'null')"
+    if dialect == "bigquery":
+        return f"(JSON_QUERY({line}, {nested}) = 'null')"
+    return f"(JSON_TYPE({line}, {nested}) = 'NULL')"
