@@ -100,3 +100,13 @@ def rerendered_pdf_once() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(recompute, "_rerendered", rerendered)
         yield
+
+
+@pytest.fixture(scope="session")
+def demo_review(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """`assess demo` (every format, the PDF included) written once for the tests that only read
+    it: (its folder, what it printed). A test that changes it works on a copy."""
+    out = tmp_path_factory.mktemp("demo-review") / "demo"
+    result = invoke("demo", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return out, result.output

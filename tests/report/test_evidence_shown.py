@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -21,11 +22,8 @@ TIERS = ["low", "medium", "high", "critical"]
 
 
 @pytest.fixture(scope="module")
-def demo(module_tmp: Path) -> Path:
-    out = module_tmp / "demo"
-    result = invoke("demo", "--out", str(out))
-    assert result.exit_code == 0, result.output
-    return out
+def demo(demo_review: tuple[Path, str]) -> Path:
+    return demo_review[0]  # read only: built once for the session (tests/report/conftest.py)
 
 
 def _pages(pdf: Path) -> list[str]:
@@ -61,10 +59,10 @@ def test_the_json_marks_the_run_and_the_html_labels_it(demo: Path) -> None:
     assert "not scored: lab simulation, not this vendor" in html
 
 
-def _reassess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path]:
+def _reassess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo: Path) -> tuple[str, Path]:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "samples").symlink_to(REPO / "samples")
-    assert invoke("demo", "--out", "assess-demo").exit_code == 0
+    shutil.copytree(demo, "assess-demo")  # what `assess demo --out assess-demo` writes
     args = ["report", "-a", "samples/vendors/incident-like-after-fix.yaml", "--deploy-log"]
     args += ["samples/serverlogs/sglang-prefill.log", "--previous", "assess-demo"]
     result = invoke(*args, "--format", "html,json", "--out", "after")
@@ -73,9 +71,9 @@ def _reassess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Pat
 
 
 def test_the_reassessment_example_is_consistent_and_documented(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo: Path
 ) -> None:
-    output, after = _reassess(tmp_path, monkeypatch)
+    output, after = _reassess(tmp_path, monkeypatch, demo)
     doc = json.loads((after / "report.json").read_text())
     counted = [f for f in doc["findings"] if f["counted"]]
     uncounted = [f for f in doc["findings"] if not f["counted"]]

@@ -117,11 +117,8 @@ def test_deploy_check_and_deploy_log_together_is_refused(module_tmp: Path) -> No
 
 
 @pytest.fixture(scope="module")
-def demo(module_tmp: Path) -> tuple[Path, str]:
-    out = module_tmp / "demo"
-    result = invoke("demo", "--out", str(out))
-    assert result.exit_code == 0, result.output
-    return out, result.output
+def demo(demo_review: tuple[Path, str]) -> tuple[Path, str]:
+    return demo_review  # read only: built once for the session (tests/report/conftest.py)
 
 
 def test_demo_writes_every_file_and_prints_the_paths(demo: tuple[Path, str]) -> None:
