@@ -67,6 +67,7 @@ def _xlsx_rows(path: Path) -> tuple[list[str], list[Row]]:
     sheet = _answers_sheet(path, book)
     rows = [list(row) for row in sheet.iter_rows()]
     hidden = _hidden_columns(sheet)
+    hidden_rows = {n for n, dim in sheet.row_dimensions.items() if dim.hidden}
     book.close()
     if not rows:
         raise InputError(f"{path}: the sheet is empty", "Export a fresh sheet and fill it in.")
@@ -74,6 +75,7 @@ def _xlsx_rows(path: Path) -> tuple[list[str], list[Row]]:
         [(number, [cell.value for cell in row]) for number, row in enumerate(rows, start=1)]
     )
     _refuse_hidden_columns(path, header, hidden)
+    _refuse_hidden_rows(path, body, hidden_rows)
     _refuse_formulas(path, header, rows)
     return header, body
 
@@ -132,6 +134,24 @@ def _refuse_hidden_columns(path: Path, header: list[str], hidden: set[int]) -> N
             + ", ".join(found)
             + " would be read as answers; hidden cells are not answers anyone reviewed",
             "Unhide the column and delete the one that is not meant, or delete it.",
+        )
+
+
+def _refuse_hidden_rows(path: Path, body: list[Row], hidden: set[int]) -> None:
+    """Refuse a hidden row holding anything the import would read, as a hidden sheet or
+    column is: nobody reviewing the sheet sees it (a blank hidden row is ignored).
+
+    Raises:
+        InputError: naming each such row (its number and id).
+    """
+    found = [f"{number} ({row.get('id') or 'no id'})" for number, row in body
+             if number in hidden and not all(_blank(v) for v in row.values())]  # fmt: skip
+    if found:
+        shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+        raise InputError(
+            f"{path}: hidden row{'s' if len(found) > 1 else ''} {shown} would be read as "
+            "answers; hidden cells are not answers anyone reviewed",
+            "Unhide the rows and delete the ones that are not meant, or delete them.",
         )
 
 

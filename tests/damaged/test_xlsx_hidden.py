@@ -97,3 +97,35 @@ def test_a_stale_dimension_drops_no_answer(tmp_path: Path, run_cli: Any) -> None
     assert len(want) > 20
     assert read_spreadsheet(path, BANK).answers == want
     assert run_cli("score", str(path)).exit_code == run_cli("score", str(BAD)).exit_code
+
+
+def test_a_hidden_answer_row_is_refused(tmp_path: Path, run_cli: Any) -> None:
+    """Hidden rows (left open in round three): read as answers before, though nobody reviewing
+    the sheet sees them; now refused by row number and id, as a hidden sheet or column is."""
+    from openpyxl import load_workbook
+
+    book = load_workbook(io.BytesIO(_filled(BAD)))
+    sheet = book.active
+    header = [str(cell.value).strip().lower() for cell in sheet[1]]
+    qid = sheet.cell(row=5, column=header.index("id") + 1).value
+    sheet.row_dimensions[5].hidden = True
+    path = tmp_path / "hidden-row.xlsx"
+    book.save(path)
+    with pytest.raises(InputError, match=rf"hidden row 5 \({re.escape(str(qid))}\) would be read"):
+        read_spreadsheet(path, BANK)
+    for command in (["score", str(path)], ["questionnaire", "validate", str(path)]):
+        result = run_cli(*command)
+        assert result.exit_code == 2, (command, result.output)
+        assert "hidden row 5" in result.stderr
+
+
+def test_a_blank_hidden_row_is_ignored(tmp_path: Path) -> None:
+    from openpyxl import load_workbook
+
+    book = load_workbook(io.BytesIO(_filled(BAD)))
+    sheet = book.active
+    blank = sheet.max_row + 1
+    sheet.row_dimensions[blank].hidden = True
+    path = tmp_path / "blank-hidden-row.xlsx"
+    book.save(path)
+    assert read_spreadsheet(path, BANK).answers == load_answers(BAD, BANK).answers
