@@ -165,7 +165,8 @@ _FROM_ENGINE_RESULTS = typer.Option(
     None,
     "--from-engine-results",
     metavar="FILE",
-    help="Scope the exported result (CSV, Parquet, JSON) of the --emit-sql query.",
+    help="Scope the exported result (CSV, Parquet, JSON) of the --emit-sql query; a sharded "
+    "one as its folder or a quoted glob.",
 )
 
 

@@ -280,29 +280,29 @@ def scope_engine_run(
     platform_mean_tokens: int | None = None,
     served_by: str | None = None,
 ) -> ScopeRun:
-    """Return the scope of an engine's result of the :func:`emit_sql` query (same options).
+    """Return the scope of an engine's result of the :func:`emit_sql` query (same options):
+    ``results`` is its file, or a sharded export's folder or glob (the parts read together).
 
     Raises:
-        InputError: a result that is not the query's, or of other options; no usable request.
+        InputError: a result that is not the query's, or of other options, or a part of one;
+            no usable request.
         UsageError: as :func:`emit_sql`.
     """
-    from assess.scope.engine_results import result_preset, scope_engine_results
+    from assess.scope.engine_results import result_files, result_preset, scope_engine_results
     from assess.scope.evidence import require_evidence
 
     platform = (platform_requests, platform_tokens, platform_mean_tokens)
-    path = Path(results)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file", "Give the exported result of the query.")
+    paths = result_files(results)  # one file, or the parts of a sharded export
     scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
     if preset == "auto" and not logs:  # the preset the query was emitted for
-        preset = result_preset(path) or preset
+        preset = result_preset(paths) or preset
     chosen = _preset(preset, mapping, logs)
     scope = with_preset(scope, chosen, served_by)
-    acc, engine = scope_engine_results(path, chosen, scope, keep_text)
-    result = acc.result(chosen.id, [engine.results], *platform)
+    acc, engine = scope_engine_results(paths, chosen, scope, keep_text)
+    result = acc.result(chosen.id, engine.parts or [engine.results], *platform)
     require_evidence(result, chosen.id)
     result = result.model_copy(update={"engine": engine})
-    return ScopeRun(result=result, files=[path], accumulator=acc)
+    return ScopeRun(result=result, files=paths, accumulator=acc)
 
 
 def scope_logs(

@@ -10,8 +10,10 @@ have no line numbers there, so only their counts by reason are listed.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -28,6 +30,39 @@ from assess.scope.sql import RESULT_COLUMNS, fingerprint, scoping_query
 _INTEGERS = ("n", "timestamp_ns", "prompt_tokens")
 #: Totals rows that count records (requests are counted by model id: "model:", "matched:")
 _OUTCOMES = ("request", "skip", "non_request", "model", "matched")
+
+
+def result_files(given: str | Path) -> list[Path]:
+    """Return the files of a result: one file, a folder's files (a sharded export: Spark's
+    ``part-00000-...``, BigQuery's ``*-000000000000.json``; ``_SUCCESS``, ``.crc`` and other
+    ``_*``/``.*`` names left out) or a glob's matches, sorted.
+
+    Raises:
+        InputError: when nothing is there.
+    """
+    path = Path(given)
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        found = sorted(p for p in path.iterdir() if p.is_file() and not _marker_file(p))
+        where = f"{path}: the folder holds no result file"
+    elif any(c in str(given) for c in "*?["):
+        found = sorted(Path(p) for p in glob.glob(str(given)) if Path(p).is_file())
+        where = f"{given}: the pattern matches no file"
+    else:
+        raise InputError(f"{path}: no such file", "Give the exported result of the query.")
+    if not found:
+        raise InputError(where, "Give the exported result of the query (its file, folder or glob).")
+    return found
+
+
+def _marker_file(path: Path) -> bool:
+    return path.name.startswith(("_", ".")) or path.name.endswith(".crc")
+
+
+def read_parts(paths: Sequence[Path]) -> pa.Table:
+    """Return the result set of every part in ``paths`` as one table (see :func:`read_results`)."""
+    return pa.concat_tables([read_results(p) for p in paths])
 
 
 def read_results(path: Path) -> pa.Table:
@@ -87,7 +122,7 @@ def _read(path: Path) -> pa.Table:
     return pcsv.read_csv(path, convert_options=options)
 
 
-def _totals(table: pa.Table, path: Path) -> dict[str, int]:
+def _totals(table: pa.Table, path: Path | str) -> dict[str, int]:
     totals = table.filter(pc.equal(table.column("kind"), "total"))
     found: Counter[str] = Counter()
     for name, count in zip(
@@ -96,8 +131,11 @@ def _totals(table: pa.Table, path: Path) -> dict[str, int]:
         found[str(name)] += int(count or 0)
     if not any(name.startswith("definition:") for name in found):
         raise InputError(
-            f"{path}: the result has no totals rows",
-            "Export the whole result of the query, totals rows included.",
+            f"{path}: the result has no totals rows (kind 'total'): a part of a sharded export "
+            "without them, or not the query's result",
+            "Export the whole result of the query, totals rows included; a sharded export "
+            "(Spark part-00000..., BigQuery *-000000000000.json) is given as its folder or a "
+            "quoted glob.",
         )
     outcomes = {k: v for k, v in found.items() if k.split(":", 1)[0] in _OUTCOMES}
     found["records_read"] = sum(outcomes.values())
@@ -111,13 +149,56 @@ def _totals(table: pa.Table, path: Path) -> dict[str, int]:
     return dict(found)
 
 
-def result_preset(path: Path) -> str | None:
-    """Return the id of the preset the query in ``path``'s result was emitted for.
+def _complete(totals: dict[str, int], rows: int, name: str) -> None:
+    """Refuse a result that is not whole: the totals say how many rows and records the query
+    counted; a part of a sharded export holds fewer (or, a part given twice, more).
+
+    Raises:
+        InputError: naming what is missing.
+    """
+    hint = (
+        "Give every part of the export, read together: its folder or a quoted glob "
+        "(e.g. 'result/part-*.parquet', 'result-*.json')."
+    )
+    want_rows, want_records = totals.get("expect:rows"), totals.get("expect:records")
+    if want_rows is None or want_records is None:
+        raise InputError(
+            f"{name}: the totals do not say how many rows and records the query counted "
+            "(expect:rows, expect:records): a part of a sharded export without them, or the "
+            "result of a query an earlier assess emitted",
+            hint + " Or emit and run the query again.",
+        )
+    if totals["records_read"] != want_records:
+        raise InputError(
+            f"{name}: the totals rows count {totals['records_read']:,} records, the query "
+            f"counted {want_records:,}: some totals rows are in a part not given (or a part "
+            "was given twice)",
+            hint,
+        )
+    if rows != want_rows:
+        what = f"{want_rows - rows:,} missing" if rows < want_rows else "a part given twice?"
+        raise InputError(
+            f"{name}: {rows:,} of the {want_rows:,} rows the query returned are here ({what}): "
+            "a partial result (one part of a sharded export, or only the totals) would read "
+            "as fewer affected requests than there are",
+            hint,
+        )
+
+
+def result_preset(paths: Sequence[Path]) -> str | None:
+    """Return the id of the preset the query in the result (its parts) was emitted for.
 
     Raises:
         InputError: as :func:`read_results`.
     """
-    return _marker(_totals(read_results(path), path), "preset:")
+    return _marker(_totals(read_parts(paths), _name(paths)), "preset:")
+
+
+def _name(paths: Sequence[Path]) -> str:
+    """The result's name in messages: its file, or its parts' folder and count."""
+    if len(paths) == 1:
+        return str(paths[0])
+    return f"{paths[0].parent} ({len(paths)} parts)"
 
 
 def _marker(totals: dict[str, int], prefix: str) -> str | None:
@@ -126,15 +207,17 @@ def _marker(totals: dict[str, int], prefix: str) -> str | None:
 
 
 def scope_engine_results(
-    path: Path, preset: Preset, scope: ScopeFilter, keep_text: bool = False
+    paths: Sequence[Path], preset: Preset, scope: ScopeFilter, keep_text: bool = False
 ) -> tuple[ScopeAccumulator, EngineRun]:
-    """Return the accumulator holding the engine's result and the record of the query.
+    """Return the accumulator holding the engine's result (its parts read together) and the
+    record of the query.
 
     Raises:
-        InputError: for a result that is not the query's, or one run with another preset or
-            filter than the options give now (the definition fingerprints differ).
+        InputError: for a result that is not the query's, one run with another preset or
+            filter than the options give now (the definition fingerprints differ), or a part
+            of one (fewer rows or records than its totals count).
     """
-    table = read_results(path)
+    table, path = read_parts(paths), _name(paths)
     totals = _totals(table, path)
     expected = fingerprint(preset, scope)
     found, dialect = _marker(totals, "definition:"), _marker(totals, "dialect:")
@@ -146,6 +229,7 @@ def scope_engine_results(
             "--min-prompt-tokens as to --emit-sql, or emit and run the query again.",
         )
     rows = table.filter(pc.equal(table.column("kind"), "row"))
+    _complete(totals, rows.num_rows, path)
     rows = rows.sort_by([("timestamp_ns", "ascending"), ("request_id", "ascending")])
     canon = pa.table(
         {
@@ -155,7 +239,7 @@ def scope_engine_results(
         schema=BATCH_SCHEMA,
     )
     acc = ScopeAccumulator(scope, keep_text=keep_text)
-    acc.add(LogBatch(file=str(path), table=canon, records_read=0))
+    acc.add(LogBatch(file=path, table=canon, records_read=0))
     if acc.in_window != canon.num_rows:  # the query and the local rules disagree
         raise InputError(
             f"{path}: {canon.num_rows - acc.in_window:,} of the result's {canon.num_rows:,} rows "
@@ -176,7 +260,8 @@ def scope_engine_results(
         definition=expected,
         query_sha256=hashlib.sha256(query.encode()).hexdigest(),
         query=query,
-        results=hash_file(path),
+        results=hash_file(paths[0]),
+        parts=[hash_file(p) for p in paths] if len(paths) > 1 else [],
     )
     return acc, run
 

@@ -306,6 +306,10 @@ class EngineRun(Model):
     query_sha256: str
     query: str
     results: InputFile
+    parts: list[InputFile] = Field(
+        default_factory=list,
+        description="Every part of a sharded result, read together (empty: one file)",
+    )
 
 
 class ModelCount(Model):

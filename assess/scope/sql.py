@@ -14,7 +14,9 @@ normalised as :func:`assess.kernel.model_ids.normalise_model_id` does, by regula
 The result set is one table: ``kind = 'row'`` rows are the in-scope requests (prompt and response
 only for tokens over the trigger or unknown); ``kind = 'total'`` rows carry ``name`` and ``n``: the
 records of each outcome (a skip or non-request reason, or a request by model id, matched or not),
-and constants naming the dialect, fingerprint and preset, which ``--from-engine-results`` checks.
+the rows and records the query counted (``expect:rows``, ``expect:records``: a part of a sharded
+export is told from the whole by them), and constants naming the dialect, fingerprint and preset,
+which ``--from-engine-results`` checks.
 """
 
 from __future__ import annotations
@@ -258,6 +260,8 @@ FROM (
     COUNT(*) AS n
   FROM c
   GROUP BY 1
+  UNION ALL SELECT 'expect:rows', COUNT(*) FROM kept
+  UNION ALL SELECT 'expect:records', COUNT(*) FROM c
   UNION ALL SELECT {{marker}}, 0
 ) AS totals
 """

@@ -1,0 +1,123 @@
+"""A sharded engine result: its parts read together give the whole answer; one part, or only the
+file holding the totals rows, is refused (exit 2, naming what is missing), never "nothing
+affected".
+
+Layouts as the engines write them: Spark's ``part-00000-<uuid>-c000.snappy.parquet`` beside
+``_SUCCESS`` and ``.crc`` files (one part per task; a UNION's totals rows land in whichever part
+runs them), BigQuery's ``EXPORT DATA`` / extract wildcard URI
+``result-000000000000.json``, ``result-000000000001.json`` (newline-delimited JSON).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assess.kernel.errors import InputError
+from assess.scope.api import emit_sql, scope_engine_run, scope_run
+from tests.conftest import REPO
+from tests.scope.test_sql import lines_view
+
+duckdb = pytest.importorskip("duckdb")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+SAMPLE = REPO / "samples" / "logs" / "litellm.ndjson"
+ROWS = 11  # the sample's in-window requests of the advisory's model: the query's rows
+
+
+def test_the_sample_query_returns_its_in_window_requests() -> None:
+    rows, _ = _result()
+    assert rows.num_rows == ROWS
+
+
+def _result() -> Any:
+    """The whole result of the litellm query over the shipped sample, rows first."""
+    con = duckdb.connect()
+    lines_view(con, SAMPLE)
+    table = con.sql(emit_sql("duckdb", preset="litellm").sql).to_arrow_table()
+    rows = table.filter(pa.compute.equal(table.column("kind"), "row"))
+    totals = table.filter(pa.compute.equal(table.column("kind"), "total"))
+    return rows, totals
+
+
+def _spark_parts(folder: Path) -> list[Path]:
+    """Rows over two parts, the totals rows in a third (as three tasks would write them)."""
+    rows, totals = _result()
+    folder.mkdir()
+    half = rows.num_rows // 2
+    parts = [rows.slice(0, half), rows.slice(half), totals]
+    paths = []
+    for n, part in enumerate(parts):
+        path = folder / f"part-{n:05d}-1b2c3d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d-c000.snappy.parquet"
+        pq.write_table(part, path)
+        (folder / f".{path.name}.crc").write_bytes(b"crc")
+        paths.append(path)
+    (folder / "_SUCCESS").write_bytes(b"")
+    return paths
+
+
+def test_the_parts_of_a_spark_export_read_together_give_the_local_answer(tmp_path: Path) -> None:
+    local = scope_run([str(SAMPLE)], preset="litellm").result
+    # five over the trigger, three of unknown length; the sample names no platform, so the
+    # five are possibly affected too (docs/exposure.md)
+    assert local.counts.over_threshold == 5 and local.counts.unknown_tokens == 3
+    assert len(local.possibly_affected.request_ids) == 7
+    parts = _spark_parts(tmp_path / "result")
+    for given in (tmp_path / "result", str(tmp_path / "result" / "part-*.parquet")):
+        run = scope_engine_run(given, preset="litellm")
+        doc = run.result
+        assert sorted(doc.affected.request_ids) == sorted(local.affected.request_ids)
+        assert sorted(doc.possibly_affected.request_ids) == sorted(
+            local.possibly_affected.request_ids
+        )
+        assert doc.counts == local.counts
+        assert doc.engine is not None and [p.path for p in doc.engine.parts] == [
+            str(p) for p in parts
+        ]
+        assert [i.path for i in doc.inputs] == [str(p) for p in parts]
+
+
+def test_one_part_or_only_the_totals_is_refused_naming_what_is_missing(tmp_path: Path) -> None:
+    parts = _spark_parts(tmp_path / "result")
+    with pytest.raises(InputError, match="no totals rows"):
+        scope_engine_run(parts[0], preset="litellm")
+    with pytest.raises(InputError, match=rf"0 of the {ROWS} rows the query returned are here"):
+        scope_engine_run(parts[2], preset="litellm")  # the totals alone: every row missing
+    with pytest.raises(InputError, match=rf"of the {ROWS} rows .* missing"):
+        scope_engine_run(str(tmp_path / "result" / "part-0000[02]-*"), preset="litellm")
+
+
+def test_bigquery_wildcard_export_parts_and_a_totals_row_in_another_part(tmp_path: Path) -> None:
+    rows, totals = _result()
+    body = rows.to_pylist() + totals.to_pylist()
+    third = len(body) // 3
+    chunks = [body[:third], body[third : 2 * third], body[2 * third :]]
+    for n, chunk in enumerate(chunks):
+        (tmp_path / f"result-{n:012d}.json").write_text(
+            "".join(json.dumps(r) + "\n" for r in chunk)
+        )
+    whole = scope_engine_run(str(tmp_path / "result-*.json"), preset="litellm").result
+    assert whole.counts.over_threshold == 5 and whole.counts.unknown_tokens == 3
+    assert len(whole.possibly_affected.request_ids) == 7
+    # the totals are spread over two parts: the last alone is refused, its records short
+    with pytest.raises(InputError, match="some totals rows are in a part not given"):
+        scope_engine_run(tmp_path / "result-000000000002.json", preset="litellm")
+
+
+def test_cli_exits_2_on_a_part_and_1_on_the_folder(tmp_path: Path, run_cli: Any) -> None:
+    parts = _spark_parts(tmp_path / "result")
+    one = run_cli("scope", "--from-engine-results", str(parts[2]), "--preset", "litellm")
+    assert one.exit_code == 2, one.stdout
+    out = one.stdout + one.stderr
+    assert f"{ROWS} missing" in out and "Traceback" not in out
+    folder = run_cli("scope", "--from-engine-results", str(tmp_path / "result"))
+    assert folder.exit_code == 1, folder.stdout  # possibly affected requests
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "_SUCCESS").write_bytes(b"")
+    none = run_cli("scope", "--from-engine-results", str(empty), "--preset", "litellm")
+    assert none.exit_code == 2 and "holds no result file" in none.stdout + none.stderr
