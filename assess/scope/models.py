@@ -306,10 +306,7 @@ class EngineRun(Model):
     query_sha256: str
     query: str
     results: InputFile
-    parts: list[InputFile] = Field(
-        default_factory=list,
-        description="Every part of a sharded result, read together (empty: one file)",
-    )
+    parts: list[InputFile] = Field(default_factory=list, description="A sharded result's parts")
 
 
 class ModelCount(Model):
@@ -343,9 +340,7 @@ class InputNote(Model):
     path: str
     reason: str
     same_as: str | None = Field(default=None, description="The input read in its place")
-    objects: int | None = Field(
-        default=None, description="Files of a date folder outside the window, not read"
-    )
+    objects: int | None = Field(default=None, description="Files of a date folder not read")
     bytes: int | None = Field(default=None, description="Their bytes, not read")
 
 
