@@ -118,7 +118,7 @@ def test_a_bare_prefix_lists_its_objects_without_markers(
     endpoint = os.environ["AWS_ENDPOINT_URL"]
     body = _day_body(date(2026, 8, 28))
     put_object(endpoint, s3_bucket, "logs/a/part-0.json.gz", body)
-    put_object(endpoint, s3_bucket, "logs/b/part-1.json.gz", body)
+    put_object(endpoint, s3_bucket, "logs/b/part-1.json.gz", _day_body(date(2026, 8, 29)))
     put_object(endpoint, s3_bucket, "logs/_SUCCESS", b"")
     put_object(endpoint, s3_bucket, "logs/a/.part-0.json.gz.crc", b"crc")
     put_object(endpoint, s3_bucket, "other/part-2.json.gz", body)
