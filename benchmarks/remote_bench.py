@@ -8,9 +8,16 @@ ratio of each to one file's time, and the machine.
 
     python benchmarks/remote_bench.py --files 4 --rows 1000000 [--keep DIR]
     python benchmarks/remote_bench.py --libraries [--mb 60]
+    python benchmarks/remote_bench.py --partitioned [--rows 20000] [--format ndjson.gz|parquet]
 
 --libraries times reading one object from moto with what assess uses (pyarrow's S3 filesystem,
 8 MB pieces read ahead), a pyarrow stream read in 1 MB steps, and s3fs when it is installed.
+
+--partitioned writes 61 daily hive partitions (dt=2026-07-20/ .. dt=2026-09-18/, ROWS rows a
+day) and scopes them with the advisory's 14-day window, from s3:// (moto, which counts every GET
+and the bytes it sent) and from a local copy: it prints the partitions and bytes fetched, bytes
+fetched / bytes of the objects read (target 1.00: each object fetched once), the GETs of the
+partitions outside the window (target 0), and the two times.
 Needs the test extra (moto[server], boto3).
 """
 
@@ -130,6 +137,116 @@ def libraries(megabytes: int) -> None:
         blob.unlink()
 
 
+def _counted(server: Any) -> list[tuple[str, str, int]]:
+    """Count the (method, path, body bytes) of every request the moto ``server`` answers."""
+    log: list[tuple[str, str, int]] = []
+    inner = server._server  # werkzeug's server hands each request to its ``app``
+    app = inner.app
+
+    def counted(environ: dict[str, Any], start: Any) -> Any:
+        sent = 0
+        try:
+            for part in app(environ, start):
+                sent += len(part)
+                yield part
+        finally:
+            log.append((environ["REQUEST_METHOD"], environ["PATH_INFO"], sent))
+
+    inner.app = counted
+    return log
+
+
+def _day_log(path: Path, day: Any, rows: int, fmt: str, seed: int) -> None:
+    """Write ``rows`` seeded canonical records of ``day`` to ``path`` (gzip NDJSON or Parquet)."""
+    import datetime as dt
+    import gzip
+    import random
+
+    rng = random.Random(seed)
+    start = dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp()
+    records = [
+        {
+            "timestamp": dt.datetime.fromtimestamp(start + rng.randrange(86_400), dt.UTC)
+            .isoformat()
+            .replace("+00:00", "Z"),
+            "model": rng.choice(["glm-5.3", "glm-5.3", "other-model"]),
+            "prompt_tokens": rng.randrange(900_000),
+            "request_id": f"req-{day}-{i:07d}",
+            "account_id": f"acct-{rng.randrange(5000)}",
+            "status": rng.choice([200, 200, 429]),
+        }
+        for i in range(rows)
+    ]
+    if fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(records), path)
+    else:
+        path.write_bytes(gzip.compress(b"".join(json.dumps(r).encode() + b"\n" for r in records)))
+
+
+def partitioned(rows: int, fmt: str, keep: Path) -> None:
+    """Scope 61 daily partitions with a 14-day window from s3:// and locally; print the cost."""
+    import datetime as dt
+    import logging
+
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    root = keep / f"remote-bench-partitioned-{rows}-{fmt.replace('.', '-')}"
+    days = [dt.date(2026, 7, 20) + dt.timedelta(days=n) for n in range(61)]
+    keys = {}
+    for n, day in enumerate(days):
+        path = root / f"dt={day}" / f"part-00000.{fmt.replace('ndjson.gz', 'json.gz')}"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _day_log(path, day, rows, fmt, seed=n)
+        keys[f"logs/dt={day}/{path.name}"] = path
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    log = _counted(server)
+    env = {**os.environ, **FAKE, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}
+    client = boto3.client(
+        "s3",
+        endpoint_url=env["AWS_ENDPOINT_URL"],
+        **{k.lower(): v for k, v in FAKE.items() if "KEY" in k},
+    )
+    client.create_bucket(Bucket="bench")
+    for key, path in keys.items():
+        client.upload_file(str(path), "bench", key)
+    log.clear()
+    out_s3, out_local = root.with_suffix(".s3.json"), root.with_suffix(".local.json")
+    try:
+        far = _scope(["s3://bench/logs/"], out_s3, env)
+    finally:
+        server.stop()
+    near = _scope([str(root / "**" / "*.*")], out_local, dict(os.environ))
+    fetched = dict.fromkeys(keys, 0)
+    for method, path, sent in log:
+        if method == "GET" and path.startswith("/bench/") and path[7:] in keys:
+            fetched[path[7:]] += sent
+    read = [k for k, n in fetched.items() if n]
+    size = {k: p.stat().st_size for k, p in keys.items()}
+    pruned = [k for k in keys if k not in read]
+    far_doc, near_doc = json.loads(out_s3.read_text()), json.loads(out_local.read_text())
+    assert _same(far_doc)["counts"] == _same(near_doc)["counts"], "s3 and local disagree"
+    total = sum(size.values())
+    print(f"61 daily partitions x {rows:,} rows ({fmt}), {total / 1e6:,.1f} MB; window 14 days")
+    print(
+        f"partitions read {len(read)} (the window and a day each side), skipped {len(pruned)} "
+        f"(GETs to them: {sum(1 for k in pruned if fetched[k])})"
+    )
+    got, of_read = sum(fetched.values()), sum(size[k] for k in read)
+    print(f"bytes fetched {got:,} / bytes of the objects read {of_read:,} = {got / of_read:.2f}")
+    print(f"bytes fetched / all objects' bytes = {got / total:.2f}")
+    print(f"s3:// {far:.1f} s, local {near:.1f} s ({far / near:.2f}x); same counts: yes")
+
+
 def main() -> None:
     """Generate the logs, time the runs, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -138,9 +255,14 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--libraries", action="store_true", help="time the S3 libraries only")
     parser.add_argument("--mb", type=int, default=60, help="--libraries: object size in MB")
+    parser.add_argument("--partitioned", action="store_true", help="61 days, a 14-day window")
+    parser.add_argument("--format", default="ndjson.gz", choices=["ndjson.gz", "parquet"])
     args = parser.parse_args()
     if args.libraries:
         libraries(args.mb)
+        return
+    if args.partitioned:
+        partitioned(20_000 if args.rows == 1_000_000 else args.rows, args.format, args.keep)
         return
     logs = []
     for seed in range(args.files):
