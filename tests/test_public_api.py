@@ -206,7 +206,7 @@ def _env() -> dict[str, str]:
         ("from assess import run_probe; run_probe('http://127.0.0.1:9/v1', 'm')", "UsageError"),
         (
             "from assess import build_report; build_report('samples/vendors/incident-like.yaml',"
-            " logs=['samples/logs/cloudflare-ai-gateway.ndjson'])",
+            " incident='glm-5.3-kv-leak')",
             "UsageError",
         ),
     ],

@@ -32,6 +32,10 @@ HEAVY = frozenset(
         "sqlglot",
         "jsonschema",
         "pypdf",
+        # typer's rich help (typer.rich_utils: rich.markdown, markdown_it, pygments) is a third of
+        # a --help's CPU: the commands print plain help (rich_markup_mode=None)
+        "markdown_it",
+        "pygments",
     }
 )
 

@@ -40,6 +40,7 @@ class AssessGroup(TyperGroup):
 
 def _new_app() -> typer.Typer:
     return typer.Typer(
+        rich_markup_mode=None,  # plain help: typer.rich_utils costs a third of --help CPU
         name="assess",
         cls=AssessGroup,
         help=(

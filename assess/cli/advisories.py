@@ -94,6 +94,7 @@ def show_cmd(
 def register(app: typer.Typer) -> None:
     """Add the `advisories` group to ``app``."""
     group = typer.Typer(
+        rich_markup_mode=None,  # plain help: typer.rich_utils costs a third of --help CPU
         help=(
             "Incident advisories shipped with assess (what an incident touched, when, and how)."
             "\n\nExample: assess advisories show glm-5.3-kv-leak"

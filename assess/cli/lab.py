@@ -187,6 +187,7 @@ def serve_cmd(
 def register(app: typer.Typer) -> None:
     """Add the `lab` group (command `serve`) to ``app``."""
     group = typer.Typer(
+        rich_markup_mode=None,  # plain help: typer.rich_utils costs a third of --help CPU
         help=(
             "A local lab server that leaks the way SGLang did, to prove `assess probe` works.\n\n"
             "Example: assess lab serve --port 0"

@@ -185,6 +185,7 @@ def diff_cmd(
 def register(app: typer.Typer) -> None:
     """Add the `questionnaire` group to ``app``."""
     group = typer.Typer(
+        rich_markup_mode=None,  # plain help: typer.rich_utils costs a third of --help CPU
         help=(
             "The vendor questionnaire: blank answers files, spreadsheets, checks and diffs.\n\n"
             'Example: assess questionnaire new --out answers.yaml --vendor "Example AI"'

@@ -23,6 +23,7 @@ NEW_HELP = (
 def register(app: typer.Typer) -> None:
     """Add the `review` command group to ``app``."""
     group = typer.Typer(
+        rich_markup_mode=None,  # plain help: typer.rich_utils costs a third of --help CPU
         name="review",
         help="The governance of a vendor review (who signs it, what was decided).",
         no_args_is_help=True,

@@ -71,8 +71,9 @@ def build_report(
 
     Each input is raw material (answers, request logs, server startup logs) or the matching
     command's ``--json`` document; only ``questionnaire`` is required, and a missing input makes
-    the review say what was not assessed. ``logs`` need ``incident`` unless they are one
-    `assess scope --json` document. Prompt and response text is redacted unless
+    the review say what was not assessed. ``logs`` are scoped against ``incident`` (default:
+    glm-5.3-kv-leak, as `assess scope`) unless they are one `assess scope --json` document.
+    Prompt and response text is redacted unless
     ``include_prompts``. Probe evidence whose host or model is not the vendor's is not scored
     unless ``evidence_for_vendor`` (raw answers only); nor is stale evidence (outside
     ``period`` 'YYYY-MM-DD..YYYY-MM-DD', or too old for the answers' date).
