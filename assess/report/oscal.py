@@ -202,7 +202,12 @@ def _result(report: Report, ids: _Ids, resources: list[dict[str, Any]]) -> dict[
         "start": _start(report),
         "end": report.generated_at,
         "props": props(
-            tier=report.tier, score=report.score, points_total=report.scoring.points_total
+            tier=report.tier,
+            score=report.score,
+            points_total=report.scoring.points_total,
+            coverage=None if report.coverage is None else f"{report.coverage:.3f}",
+            evidence_verdict=report.evidence_verdict,
+            questions_to_send=None if report.coverage is None else len(report.questions_to_send),
         ),
         "reviewed-controls": {
             "description": f"Every question of the questionnaire {report.scoring.questionnaire}.",

@@ -156,7 +156,35 @@ def observations(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> O
         )
     if report.exposure.assessed:
         seen["exposure"] = _exposure(report, ids, resources)
+    if report.coverage is not None:
+        seen["coverage"] = _coverage(report, ids, resources)
     return seen
+
+
+def _coverage(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> dict[str, Any]:
+    """The evidence axis (an EXAMINE of the answers): the coverage, its verdict and the questions
+    still to send the vendor, weightiest first (one ``question-to-send`` property each)."""
+    asked = report.questions_to_send
+    listed = "; ".join(f"{q.id} ({q.priority.value}): {q.text or q.id}" for q in asked)
+    return _observation(
+        ids("observation", "coverage"),
+        "Evidence coverage and the questions to send the vendor",
+        (report.summary.coverage_sentence or f"Evidence coverage {report.coverage:.0%}.")
+        + (
+            f" Questions to send the vendor ({len(asked)}, weightiest first): {listed}."
+            if asked
+            else " No question left to send the vendor."
+        ),  # fmt: skip
+        "EXAMINE",
+        props(
+            coverage=f"{report.coverage:.3f}",
+            evidence_verdict=report.evidence_verdict,
+            questions_to_send=len(asked),
+        )
+        + [{"name": "question-to-send", "ns": NS, "value": q.id} for q in asked],
+        evidence(resources, "questionnaire"),
+        report.generated_at,
+    )
 
 
 def _exposure(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> dict[str, Any]:

@@ -36,6 +36,10 @@ from assess.report.models import Report, ReportFinding
 from assess.report.prose import prose, question_texts
 
 SHEET = "findings"
+#: The evidence axis, after the findings (a GRC import reads the first sheet only).
+ASK_SHEET = "questions to send"
+ASK_COLUMNS = ("order", "question_id", "question", "priority", "weight", "reason")
+COVERAGE_SHEET = "coverage"
 #: CISO Assistant's import columns first (its template's order), then the reader's.
 COLUMNS = (
     "ref_id",
@@ -148,12 +152,44 @@ def register_bytes(report: Report) -> bytes:
         sheet.column_dimensions[cell_column(index)].width = _WIDTHS.get(name, 14)
     sheet.freeze_panes = "C2"
     sheet.auto_filter.ref = sheet.dimensions
+    _evidence_sheets(book, report)
     when = _when(report.generated_at)
     book.properties.creator = f"assess {report.tool.version}"
     book.properties.created = when
     out = io.BytesIO()
     book.save(out)
     return _fixed_times(out.getvalue(), when)
+
+
+def _evidence_sheets(book: Any, report: Report) -> None:
+    """Add the coverage (measure, value) and the questions still to send the vendor, weightiest
+    first; a review of a score document older than the evidence axis gets neither."""
+    from openpyxl.styles import Font
+
+    if report.coverage is None:
+        return
+    cover = book.create_sheet(COVERAGE_SHEET)
+    for row in (
+        ("measure", "value"),
+        ("coverage", round(report.coverage, 3)),
+        ("evidence_verdict", report.evidence_verdict or ""),
+        ("questions_to_send", len(report.questions_to_send)),
+        ("summary", _text(report.summary.coverage_sentence)),
+    ):
+        cover.append(list(row))
+    ask = book.create_sheet(ASK_SHEET)
+    ask.append(list(ASK_COLUMNS))
+    for n, q in enumerate(report.questions_to_send, start=1):
+        ask.append([n, q.id, _text(q.text), q.priority.value, q.weight, q.reason])
+    for sheet in (cover, ask):
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
+        for row in sheet.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and cell.value[:1] in FORMULA_START:
+                    cell.data_type = "s"  # text, never a formula
+    ask.column_dimensions["B"].width, ask.column_dimensions["C"].width = 40, 70
+    cover.column_dimensions["A"].width, cover.column_dimensions["B"].width = 20, 90
 
 
 def cell_column(index: int) -> str:

@@ -103,6 +103,7 @@ class AskView(_View):
     id: str
     text: str = ""
     priority: Severity = Severity.LOW
+    weight: int = 0
     reason: str = "unknown"
 
 
