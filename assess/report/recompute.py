@@ -155,6 +155,9 @@ def recompute_checks(folder: Path, manifest: Manifest, report: Report, base: Pat
         return [Check(what=SCORE, status="differs", detail=f"cannot be recomputed: {exc.message}")]
     except (ValueError, OSError) as exc:  # a damaged input the readers did not expect
         return [Check(what=SCORE, status="differs", detail=f"cannot be recomputed: {exc}")]
+    other = _other_questionnaire(report, again.report)
+    if other is not None:
+        return [other, _not_rendered(other.detail)]
     checks = [score_compare(report, again.report)]
     if missing_whole:
         why = _cannot(f"{', '.join(missing_whole)} not present under {base}")
@@ -199,6 +202,28 @@ def _cannot(why: str) -> str:
 
 def _findings(report: Report) -> list[tuple[str, str, str, int | None]]:
     return [(f.ref, f.id, f.severity.value, f.points) for f in report.findings]
+
+
+def _other_questionnaire(report: Report, again: Report) -> Check | None:
+    """Return a 'not-checked' score when the review was scored with another version of its
+    questionnaire than this assess has (its rules, questions and weights differ: the recomputed
+    score would differ for that reason alone), else None."""
+    stated, now = report.scoring, again.scoring
+    if (stated.questionnaire, stated.questionnaire_version) == (
+        now.questionnaire,
+        now.questionnaire_version,
+    ) or not stated.questionnaire_version:
+        return None
+    return Check(
+        what=SCORE,
+        status="not-checked",
+        detail=(
+            f"cannot check: the review was scored with questionnaire {stated.questionnaire} "
+            f"version {stated.questionnaire_version}; this assess scores with "
+            f"{now.questionnaire} version {now.questionnaire_version}, whose rules and weights "
+            f"differ (verify it with the assess that made it, or make the review again)"
+        ),
+    )
 
 
 def score_compare(report: Report, again: Report) -> Check:

@@ -75,3 +75,64 @@ def test_a_decisive_rule_whose_floor_the_tier_already_meets_is_said(tmp_path: Pa
     )
     assert line in scoring["floors_met"]
     assert line in " ".join((out / "report.html").read_text().split())
+
+
+def test_oscal_and_the_register_carry_coverage_and_the_questions_to_send(tmp_path: Path) -> None:
+    from openpyxl import load_workbook
+
+    from assess.report.oscal_schema import schema_errors
+
+    out = tmp_path / "evasive"
+    args = ["report", "-q", str(SAMPLES / "evasive.yaml"), "--format", "json,oscal,xlsx"]
+    result = invoke(*args, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    doc = json.loads((out / "report.json").read_text())
+    asked = [q["id"] for q in doc["questions_to_send"]]
+    assert len(asked) > 10
+
+    oscal = json.loads((out / "report.oscal.json").read_text())
+    assert schema_errors(oscal) == []
+    (res,) = oscal["assessment-results"]["results"]
+    mine = {p["name"]: p["value"] for p in res["props"]}
+    assert mine["coverage"] == f"{doc['coverage']:.3f}"
+    assert mine["evidence-verdict"] == "insufficient-evidence"
+    assert mine["questions-to-send"] == str(len(asked))
+    (seen,) = [o for o in res["observations"] if o["title"].startswith("Evidence coverage")]
+    assert [p["value"] for p in seen["props"] if p["name"] == "question-to-send"] == asked
+    assert seen["description"].startswith("INSUFFICIENT EVIDENCE")
+
+    book = load_workbook(out / "findings-register.xlsx")
+    assert book.sheetnames == ["findings", "coverage", "questions to send"]
+    rows = list(book["questions to send"].iter_rows(values_only=True))
+    assert rows[0] == ("order", "question_id", "question", "priority", "weight", "reason")
+    assert [r[1] for r in rows[1:]] == asked
+    cover = dict(book["coverage"].iter_rows(values_only=True))
+    assert (cover["evidence_verdict"], cover["questions_to_send"]) == (
+        "insufficient-evidence",
+        len(asked),
+    )
+
+
+def test_a_score_document_of_an_older_questionnaire_is_not_quoted_with_todays_texts(
+    tmp_path: Path,
+) -> None:
+    """The fixture's score document says version 2 (the shipped one): every question by its text.
+    The same document saying version 1 gets no text from today's questionnaire (ids only)."""
+    from tests.report.conftest import copy_assets, full_args
+
+    def older(name: str, doc: dict[str, Any]) -> None:
+        if name == "score.json":
+            doc["questionnaire"]["version"] = "1"
+
+    texts = {}
+    for label, edit in (("now", None), ("older", older)):
+        src = copy_assets(tmp_path / f"{label}-in", edit)
+        result = invoke(*full_args(src, tmp_path / label, "--format", "json"))
+        assert result.exit_code == 0, result.output
+        doc = json.loads((tmp_path / label / "report.json").read_text())
+        assert doc["scoring"]["questionnaire_version"] == ("1" if edit else "2")
+        texts[label] = [a["question"] for a in doc["answers"]] + [
+            q["question"] for q in doc["unanswered"]
+        ]
+    assert len(texts["now"]) == 47 and all(texts["now"])
+    assert texts["older"] and not any(texts["older"])

@@ -217,3 +217,34 @@ def test_the_recorded_options_are_used_to_recompute(tmp_path: Path) -> None:
     assert "DIFFERS" not in result.output
     bad = invoke(*args[:-4], "--period", "next week", "--out", str(tmp_path / "bad"))
     assert bad.exit_code == 2 and "--period 'next week': expected FROM..TO" in bad.output
+
+
+def test_a_review_scored_with_an_older_questionnaire_says_which_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review made by an assess whose questionnaire was version 1: the score is not recomputed
+    with today's rules (it would "differ" for that reason alone); verify says which version."""
+    import assess.vendor.bank as bank
+
+    real = bank.load_questionnaire_file
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copy(INPUTS["incident-like.yaml"], src / "incident-like.yaml")
+    with monkeypatch.context() as patch:
+        patch.setattr(
+            bank, "load_questionnaire_file", lambda p: real(p).model_copy(update={"version": 1})
+        )
+        made = invoke("report", "-a", str(src / "incident-like.yaml"), "--out",
+                      str(tmp_path / "review"))  # fmt: skip
+    assert made.exit_code == 0, made.output
+    stated = json.loads((tmp_path / "review" / "report.json").read_text())["scoring"]
+    assert stated["questionnaire_version"] == "1"
+    result = verify(tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "DIFFERS" not in result.output
+    flat = " ".join(result.output.split())
+    assert (
+        "skipped score recomputed from the inputs: cannot check: the review was scored with "
+        "questionnaire llm-inference-isolation version 1; this assess scores with "
+        "llm-inference-isolation version 2" in flat
+    )
