@@ -67,8 +67,9 @@ readme-images: demo
 	mv docs/img/report-page-02.png docs/img/report-page-2.png
 	$(BIN)/assess score samples/vendors/incident-like.yaml --json assess-demo/last-quarter.json > /dev/null
 	$(BIN)/assess portfolio samples/vendors/*.yaml --previous assess-demo/last-quarter.json --out assess-demo/portfolio > /dev/null
-	$(BIN)/python -c "import weasyprint as w; w.HTML('assess-demo/portfolio/portfolio.html').write_pdf('assess-demo/portfolio/portfolio.pdf')"
-	pdftoppm -png -r 90 -x 0 -y 0 -W 1053 -H 450 -singlefile assess-demo/portfolio/portfolio.pdf docs/img/portfolio
+	# a page wide enough for every column (A4 landscape cuts the coverage and trend columns off)
+	$(BIN)/python -c "import weasyprint as w; w.HTML('assess-demo/portfolio/portfolio.html').write_pdf('assess-demo/portfolio/portfolio.pdf', stylesheets=[w.CSS(string='@page { size: 400mm 170mm !important; margin: 10mm !important }')])"
+	pdftoppm -png -r 90 -x 0 -y 0 -W 1417 -H 400 -singlefile assess-demo/portfolio/portfolio.pdf docs/img/portfolio
 
 clean:
 	rm -rf $(VENV) assess-demo build dist site .mypy_cache .pytest_cache .ruff_cache

@@ -9,6 +9,7 @@ import pytest
 
 from assess.portfolio.api import build_portfolio
 from assess.vendor.answers_file import load_answers_and_bank
+from assess.vendor.scoring.models import ScoreResult
 from tests.conftest import REPO
 
 FOLDER = REPO / "samples" / "vendors" / "public-docs"
@@ -51,3 +52,36 @@ def test_the_portfolio_page_shows_coverage_beside_the_tier() -> None:
     page = render_html(build_portfolio(SAMPLES, generated_at="2026-12-07T00:00:00Z"))
     assert "evidence coverage" in page
     assert page.count("insufficient evidence;") == len(SAMPLES)
+
+
+def test_the_seven_providers_of_issue_43_have_a_sample() -> None:
+    names = {load_answers_and_bank(path)[1].vendor for path in SAMPLES}
+    assert names == {
+        "Amazon Web Services",
+        "Microsoft",
+        "Cloudflare",
+        "Fireworks AI",
+        "OpenAI",
+        "Together AI",
+        "Z.ai",
+    }
+
+
+def test_dated_answers_and_contradicting_documents_show_in_the_score() -> None:
+    from assess.advisories.catalogue import load_advisories
+    from assess.vendor.scoring import score_answers
+
+    def scored(stem: str) -> ScoreResult:
+        bank, answers = load_answers_and_bank(FOLDER / f"{stem}.yaml")
+        return score_answers(bank, answers, load_advisories())
+
+    cloudflare = scored("cloudflare-workers-ai")
+    # the attestations' only dated source is from 2019: stale against the answers' date, asked again
+    assert cloudflare.coverage.stale == ["compliance.attestations"]
+    asked = {q.id: q.reason for q in cloudflare.questions_to_send}
+    assert asked["compliance.attestations"] == "stale"
+    together = scored("together-ai")
+    found = {f.id for f in together.findings}
+    assert "docs-conflict.data.prompt_retention_days" in found
+    dated = [a for p in SAMPLES for a in load_answers_and_bank(p)[1].answers.values() if a.date]
+    assert len(dated) >= 5
