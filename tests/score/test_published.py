@@ -283,3 +283,18 @@ def test_a_finding_never_rests_on_a_question_that_does_not_apply() -> None:
     result = score_answers(BANK, given, load_advisories())
     (pool,) = [f for f in result.findings if f.id.startswith("pool-smaller")]
     assert pool.rests_on == ["deployment.advertised_context_tokens", "deployment.kv_pool_tokens"]
+
+
+def test_staleness_and_age_never_read_the_clock() -> None:
+    """Staleness is judged against the answers' own date (evidence: that date or --period), the
+    plan's overdue against the review date it is given (generated_at, SOURCE_DATE_EPOCH): no
+    judgement of age may read the wall clock, or the same files would score differently
+    tomorrow."""
+    import re
+
+    clock = re.compile(r"\b(today|utcnow|now)\(|time\.time\(|localtime\(|gmtime\(")
+    files = sorted((REPO / "assess" / "vendor").rglob("*.py")) + [
+        REPO / "assess" / "report" / "plan.py"
+    ]
+    readers = [str(p.relative_to(REPO)) for p in files if clock.search(p.read_text())]
+    assert len(files) > 20 and readers == []
