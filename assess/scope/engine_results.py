@@ -246,6 +246,7 @@ def scope_engine_results(
             "are not in scope by assess's own rules",
             "Check that the result is of the query --emit-sql wrote for these options.",
         )
+    _refuse_envelopes(totals, path)
     acc.add_counts(
         read=totals["records_read"],
         requests=totals["requests"] - canon.num_rows,
@@ -276,3 +277,18 @@ def _models(totals: dict[str, int]) -> Counter[str | None]:
 
 def _by_prefix(totals: dict[str, int], prefix: str) -> dict[str, int]:
     return {k[len(prefix) :]: v for k, v in totals.items() if k.startswith(prefix) and v}
+
+
+def _refuse_envelopes(totals: dict[str, int], path: Path) -> None:
+    """A result counting lines the query could not open (API envelopes, log event wrappers)
+    would undercount what the local reader finds in them: refused, naming how many."""
+    from assess.scope.sql_rules import ENVELOPE
+
+    count = totals.get("skip:" + ENVELOPE, 0)
+    if count:
+        raise InputError(
+            f"{path}: {count:,} line(s) of the logs are API envelopes or log event wrappers "
+            '({"data": [...]}, a CloudWatch event) that the query reads as one record each',
+            "Scope these logs with `assess scope` on the files: it opens each envelope into "
+            "its records.",
+        )

@@ -36,7 +36,7 @@ from assess.scope.logs.presets import Condition, Preset
 from assess.scope.logs.timestamps import OUT_OF_RANGE
 from assess.scope.models import ScopeFilter
 from assess.scope.sql_json import PASSES, collapsed, json_tokens, strict_json
-from assess.scope.sql_rules import condition, json_null_form, typed_rule
+from assess.scope.sql_rules import ENVELOPE, JSON_FORMS, condition, envelope, typed_rule
 from assess.scope.sql_time import (
     ISO_PARTS,
     NUMBER,
@@ -175,6 +175,7 @@ def _fields(preset: Preset, table: str, column: str) -> str:
   SELECT ok,
     CASE WHEN ok THEN {_non_request(preset)} END AS non_request,
     CASE WHEN ok THEN json_extract(line, '$.error') END AS error,
+    CASE WHEN ok THEN {envelope()} END AS envelope,
     CASE WHEN ok THEN {_first(fields["timestamp"])} END AS ts_raw,
     CASE WHEN ok THEN {_first(fields["model"])} END AS model_raw,
     CASE WHEN ok THEN {_first(fields.get("prompt_tokens", []))} END AS tok_raw,
@@ -226,6 +227,7 @@ def _classified(scope: ScopeFilter) -> str:
   SELECT *,
     CASE WHEN NOT ok THEN 'skip:not a JSON object'
       WHEN non_request IS NOT NULL THEN 'non_request:' || non_request
+      WHEN ts_raw IS NULL AND model_raw IS NULL AND envelope THEN {lit("skip:" + ENVELOPE)}
       WHEN ts_raw IS NULL AND model_raw IS NULL AND error IS NOT NULL
         THEN 'skip:error envelope, not a request record'
       WHEN ts_raw IS NULL AND model_raw IS NULL
@@ -300,9 +302,9 @@ def _json_valid(dialect: str) -> Callable[[Any], Any]:
         if isinstance(node, exp.RegexpReplace) and dialect != "duckdb":
             node.set("modifiers", None)  # DuckDB's 'g': the others replace every match anyway
             return node
-        if isinstance(node, exp.Anonymous) and node.name.upper() == "ASSESS_JSON_NULL":
-            null = json_null_form(dialect, list(node.expressions))
-            return parse_one(null, read=DIALECTS[dialect])
+        if isinstance(node, exp.Anonymous) and node.name.upper() in JSON_FORMS:
+            typed = JSON_FORMS[node.name.upper()](dialect, list(node.expressions))
+            return parse_one(typed, read=DIALECTS[dialect])
         if dialect not in forms or not isinstance(node, exp.Anonymous):
             return node
         if node.name.upper() != "JSON_VALID":

@@ -99,3 +99,38 @@ def json_null_form(dialect: str, args: list[Any]) -> str:
     if dialect == "bigquery":
         return f"(JSON_QUERY({line}, {nested}) = 'null')"
     return f"(JSON_TYPE({line}, {nested}) = 'NULL')"
+
+
+def json_container_form(dialect: str, args: list[Any]) -> str:
+    """``ASSESS_JSON_CONTAINER(line, path)`` in ``dialect``: the path holds an object or array
+    (Spark: or a string starting like one, which it cannot tell apart: refused too)."""
+    line, path = (a.sql(dialect="duckdb") for a in args)
+    text = {
+        "spark": f"GET_JSON_OBJECT({line}, {path})",
+        "trino": f"JSON_FORMAT(JSON_EXTRACT({line}, {path}))",
+        "athena": f"JSON_FORMAT(JSON_EXTRACT({line}, {path}))",
+        "bigquery": f"JSON_QUERY({line}, {path})",
+    }
+    if dialect in text:
+        return f"COALESCE(SUBSTR(LTRIM({text[dialect]}), 1, 1) IN ('{{', '['), FALSE)"
+    return f"COALESCE(JSON_TYPE({line}, {path}) IN ('OBJECT', 'ARRAY'), FALSE)"
+
+
+JSON_FORMS: dict[str, Callable[[str, list[Any]], str]] = {
+    "ASSESS_JSON_NULL": json_null_form,
+    "ASSESS_JSON_CONTAINER": json_container_form,
+}
+#: The skip reason of a line the query does not open: --from-engine-results refuses a result
+#: that counts one (the local reader opens it into its records).
+ENVELOPE = "API envelope or log event wrapper: the query reads one record per line"
+
+
+def envelope() -> str:
+    """SQL true when the line may be an API envelope or a CloudWatch event the local reader
+    opens (assess.scope.logs.envelopes: ENVELOPE_KEYS holding an object or a list, a JSON
+    ``message``); over-eager is safe: such a line without timestamp and model is refused."""
+    from assess.scope.logs.envelopes import ENVELOPE_KEYS
+
+    keys = [f"ASSESS_JSON_CONTAINER(line, {lit('$.' + k)})" for k in ENVELOPE_KEYS]
+    message = "COALESCE(SUBSTR(LTRIM(json_extract_string(line, '$.message')), 1, 1) = '{', FALSE)"
+    return "(" + " OR ".join([*keys, message]) + ")"
