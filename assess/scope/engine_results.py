@@ -279,7 +279,7 @@ def _by_prefix(totals: dict[str, int], prefix: str) -> dict[str, int]:
     return {k[len(prefix) :]: v for k, v in totals.items() if k.startswith(prefix) and v}
 
 
-def _refuse_envelopes(totals: dict[str, int], path: Path) -> None:
+def _refuse_envelopes(totals: dict[str, int], path: Path | str) -> None:
     """A result counting lines the query could not open (API envelopes, log event wrappers)
     would undercount what the local reader finds in them: refused, naming how many."""
     from assess.scope.sql_rules import ENVELOPE
