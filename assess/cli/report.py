@@ -187,7 +187,7 @@ _PROBE = typer.Option(
     [],
     "--probe",
     metavar="JSON",
-    help="An `assess probe --json` result (repeat for several runs).",
+    help="An `assess probe [--mode cache] --json` result (repeat for several runs).",
 )
 _DEPLOY_CHECK = typer.Option(
     None, "--deploy-check", metavar="JSON", help="An `assess deploy-check --json` result."

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 
 from assess import __version__
 from assess.kernel.common import Severity
+from assess.report.cache_audit import CacheAudits, CacheRun
 from assess.report.evidence_use import (
     decision_asked,
     deploy_not_scored,
+    mark_cache_runs,
     mark_findings,
     mark_runs,
     recommendation,
@@ -66,6 +68,7 @@ class ReportSources:
     scope: ScopeView | None = None
     scope_preset: str | None = None
     probes: Sequence[ProbeView] = ()
+    cache_probes: Sequence[CacheRun] = ()
     deploy: DeployView | None = None
     inputs: Sequence[ReportInput] = ()
     #: Why a section is missing, when the caller knows better than "no input given".
@@ -116,6 +119,10 @@ def build_report(
         findings=findings,
         exposure=exposure,
         probes=probes,
+        cache_probes=CacheAudits(
+            assessed=bool(sources.cache_probes),
+            runs=mark_cache_runs(sources.cache_probes, score.evidence),
+        ),
         deployment=deployment,
         not_assessed=not_assessed,
         answers=answer_rows(score, sources.questions),

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from packaging.version import InvalidVersion, Version
 
+from assess.report.cache_audit import CacheRun
 from assess.report.governance import Governance
 from assess.report.models import ProbeRun, ReportFinding, VendorProfile
 from assess.report.views import EvidenceView
@@ -42,6 +43,19 @@ def mark_runs(runs: Sequence[ProbeRun], evidence: Sequence[EvidenceView]) -> lis
     for run in runs:
         item = next((e for e in probes if e.endpoint and e.endpoint == run.endpoint), None)
         item = item or (probes[0] if len(probes) == 1 else None)
+        if item is not None and not item.scored:
+            run = run.model_copy(update={"scored": False, "not_scored": label(item)})
+        out.append(run)
+    return out
+
+
+def mark_cache_runs(runs: Sequence[CacheRun], evidence: Sequence[EvidenceView]) -> list[CacheRun]:
+    """Return the runs marked where the scoring left the audit out (not this vendor, stale)."""
+    items = [e for e in evidence if e.kind == "cache-probe"]
+    out = []
+    for run in runs:
+        item = next((e for e in items if e.endpoint and e.endpoint == run.endpoint), None)
+        item = item or (items[0] if len(items) == 1 else None)
         if item is not None and not item.scored:
             run = run.model_copy(update={"scored": False, "not_scored": label(item)})
         out.append(run)

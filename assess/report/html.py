@@ -14,6 +14,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from assess.kernel.resources import data_dir
+from assess.report.cache_audit import distribution_chart
 from assess.report.charts import per_day_chart, pool_chart, tier_band
 from assess.report.models import DeploymentNode, Report
 from assess.report.prose import cite_questions, prose, question_texts
@@ -51,6 +52,7 @@ def _environment() -> Environment:
         prose=prose,
         cite=cite_questions,
         answer_sheet=answer_sheet,
+        distributions=distribution_chart,
     )
     return env
 

@@ -20,6 +20,7 @@ from typing import Any
 from assess.kernel.errors import UsageError
 from assess.kernel.output import ProgressCallback
 from assess.report.build import ReportSources
+from assess.report.cache_audit import CacheRun
 from assess.report.governance import LoadedReview
 from assess.report.input_files import display_path as display_path
 from assess.report.input_files import document_kind as document_kind
@@ -36,8 +37,8 @@ from assess.report.loaders import (
 )
 from assess.report.loaders import affected_rows as affected_rows
 from assess.report.models import ProbeView, ReportInput, ScopeView
-from assess.vendor.scoring.evidence import ProbeEvidence
-from assess.vendor.scoring.evidence_file import load_probe
+from assess.vendor.scoring.evidence import CacheProbeEvidence, ProbeEvidence
+from assess.vendor.scoring.evidence_file import load_cache_probe, load_probe
 
 
 @dataclass(frozen=True)
@@ -119,11 +120,7 @@ def gather(req: ReportRequest) -> Gathered:
     validate_request(req)
     inputs: list[ReportInput] = [input_record(req.questionnaire, "questionnaire", req.cwd)]
     answers = load_answers(req.questionnaire)
-    probe_docs: list[tuple[ProbeView, ProbeEvidence]] = []
-    for path in req.probes:
-        view, _ = load_view(path, ProbeView, "assess.probe", "--probe")
-        probe_docs.append((view, load_probe(path)))  # the scoring's checks, file and field named
-        inputs.append(input_record(path, "probe", req.cwd))
+    probe_docs, cache_docs = _load_probes(req, inputs)
     deploy, deploy_raw = load_deploy(req, inputs, advertised_context(answers))
     review = previous = None
     if req.review is not None:
@@ -132,7 +129,8 @@ def gather(req: ReportRequest) -> Gathered:
         review = load_review(req.review)
     period = review_period(req, review)
     probes = [evidence for _, evidence in probe_docs]
-    score = score_of(answers, probes, deploy_raw, req.evidence_for_vendor, period)
+    caches = [evidence for _, evidence in cache_docs]
+    score = score_of(answers, probes, deploy_raw, req.evidence_for_vendor, period, caches)
     scope: ScopeView | None = None
     preset: str | None = None
     rows: list[dict[str, Any]] | None = None
@@ -150,6 +148,7 @@ def gather(req: ReportRequest) -> Gathered:
         scope=scope,
         scope_preset=preset,
         probes=[view for view, _ in probe_docs],
+        cache_probes=[view for view, _ in cache_docs],
         deploy=deploy,
         inputs=inputs,
         unweighed_evidence=unweighed_evidence(req.questionnaire, answers, inputs),
@@ -159,6 +158,23 @@ def gather(req: ReportRequest) -> Gathered:
         questions=questions_of(answers, score),
     )
     return Gathered(sources=sources, affected_rows=rows)
+
+
+def _load_probes(
+    req: ReportRequest, inputs: list[ReportInput]
+) -> tuple[list[tuple[ProbeView, ProbeEvidence]], list[tuple[CacheRun, CacheProbeEvidence]]]:
+    """Load each ``--probe`` file by its kind: canary probe runs and cache-isolation audits."""
+    probe_docs: list[tuple[ProbeView, ProbeEvidence]] = []
+    cache_docs: list[tuple[CacheRun, CacheProbeEvidence]] = []
+    for path in req.probes:
+        if document_kind(path) == "assess.cache-probe":
+            cache, _ = load_view(path, CacheRun, "assess.cache-probe", "--probe")
+            cache_docs.append((cache, load_cache_probe(path)))
+        else:
+            view, _ = load_view(path, ProbeView, "assess.probe", "--probe")
+            probe_docs.append((view, load_probe(path)))  # the scoring's checks, names the field
+        inputs.append(input_record(path, "probe", req.cwd))
+    return probe_docs, cache_docs
 
 
 def review_period(req: ReportRequest, review: LoadedReview | None) -> str | None:

@@ -81,6 +81,7 @@ def score_of(
     deploy: Any,
     evidence_for_vendor: bool = False,
     period: str | None = None,
+    caches: Sequence[Any] = (),
 ) -> ScoreView:
     if isinstance(answers, ScoreView):
         return answers
@@ -93,11 +94,15 @@ def score_of(
     # The scoring weighs one probe run: the first that found a leak, else the first given.
     leaky = [p for p in probes if p.leak_found]
     probe = (leaky or probes)[0] if probes else None
+    # and one cache audit: the first that found sharing, else the first given
+    shared = [c for c in caches if c.verdict.startswith("shared")]
+    cache = (shared or list(caches))[0] if caches else None
     result = score_answers(
         bank,
         answer_set,
         load_advisories(),
         probe=probe,
+        cache_probe=cache,
         deploy=DeployEvidence.model_validate(deploy) if deploy is not None else None,
         evidence_for_vendor=evidence_for_vendor,
         period=parse_period(period) if period is not None else None,

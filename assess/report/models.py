@@ -13,6 +13,7 @@ from pydantic import Field
 
 from assess.kernel.common import EvidenceLevel, Severity
 from assess.kernel.model import Model
+from assess.report.cache_audit import CacheAudits
 from assess.report.governance import Governance, PreviousReview, RemediationItem
 from assess.report.views import AccountCount as AccountCount
 from assess.report.views import AffectedView as AffectedView
@@ -305,6 +306,9 @@ class Report(Model):
     probes: Probes
     deployment: Deployment
     not_assessed: list[NotAssessed]
+    cache_probes: CacheAudits = Field(
+        default_factory=CacheAudits, description="Cache-isolation audits (probe --mode cache)"
+    )
     answers: list[AnswerRow] = Field(default_factory=list)
     prompts_included: bool = False
     inputs: list[ReportInput]

@@ -1,8 +1,8 @@
 """The observations, findings and risks of ``report.oscal.json`` (see :mod:`assess.report.oscal`).
 
 An observation's method says how it was made (OSCAL's ``methods``): ``EXAMINE`` for a
-questionnaire answer or a server startup log that was read, ``TEST`` for a canary probe run and
-for the request logs scoped against the incident.
+questionnaire answer or a server startup log that was read, ``TEST`` for a canary probe run, a
+cache-isolation audit and for the request logs scoped against the incident.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from assess.report.cache_audit import CacheRun
 from assess.report.governance import ItemStatus, RemediationItem
 from assess.report.models import Report, ReportFinding
 
 Ids = Callable[..., str]
-#: key ("answer:<question>", "node:<name>", "probe:<run>", "exposure") -> observation
+#: key ("answer:<question>", "node:<name>", "probe:<run>", "cache:<run>", "exposure") -> observation
 Observations = dict[str, dict[str, Any]]
 #: Namespace of assess's own properties (OSCAL wants a URI; this one names no server).
 NS = "urn:assess:oscal"
@@ -154,6 +155,8 @@ def observations(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> O
             evidence(resources, "probe"),
             oscal_time(run.finished_at or run.started_at, report.generated_at),
         )
+    for cache in report.cache_probes.runs:
+        seen[f"cache:{cache.run_id}"] = _cache_observation(report, cache, ids, resources)
     if report.exposure.assessed:
         seen["exposure"] = _exposure(report, ids, resources)
     if report.coverage is not None:
@@ -184,6 +187,29 @@ def _coverage(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> dict
         + [{"name": "question-to-send", "ns": NS, "value": q.id} for q in asked],
         evidence(resources, "questionnaire"),
         report.generated_at,
+    )
+
+
+def _cache_observation(
+    report: Report, run: CacheRun, ids: Ids, resources: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A cache-isolation audit (a TEST): each level's medians and KS statistic, the verdict."""
+    levels = "; ".join(
+        f"{lv.level}: median hit {lv.median_hit_ms or 0:.1f} ms vs miss "
+        f"{lv.median_miss_ms or 0:.1f} ms, D+ {lv.ks_statistic or 0:.2f}, p {lv.p_value or 1:.2g}, "
+        f"caching {'visible' if lv.caching_visible else 'not visible'}"
+        for lv in run.levels
+    )
+    note = "" if run.scored else f" Not scored: {run.not_scored}."
+    return _observation(
+        ids("observation", "cache", run.run_id),
+        f"Prompt-cache isolation audit {run.run_id}",
+        f"{run.requests} requests to {run.model} at {run.endpoint}; {levels}. Verdict: "
+        f"{run.verdict}.{note}",
+        "TEST",
+        props(verdict=run.verdict, requests=run.requests),
+        evidence(resources, "probe"),
+        oscal_time(run.started_at, report.generated_at),
     )
 
 
@@ -235,6 +261,8 @@ def related(report: Report, finding: ReportFinding, seen: Observations) -> list[
     keys += [f"node:{n}" for n in finding.nodes]
     if "evidence:probe" in finding.rests_on or finding.id.startswith("probe"):
         keys += [k for k in seen if k.startswith("probe:")]
+    if "evidence:cache-probe" in finding.rests_on:
+        keys += [k for k in seen if k.startswith("cache:")]
     if report.exposure.advisory and report.exposure.advisory in finding.rests_on:
         keys.append("exposure")
     return [k for k in dict.fromkeys(keys) if k in seen]

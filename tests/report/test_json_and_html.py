@@ -142,6 +142,7 @@ def test_html_is_valid_html5(fast_review: Path) -> None:
         "contradictions",
         "exposure",
         "probes",
+        "cache-audit",
         "deployment",
         "method",
         "detail",
