@@ -78,3 +78,23 @@ def test_sdk_honours_retry_after(probe: Callable[..., Any], tmp_path: Path) -> N
         result = probe(base, "--rounds", "1", "--stream", "off", "--json", str(out), **SDK)
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text(encoding="utf-8"))["requests"][0]["retries"] == 1
+
+
+def test_sdk_times_the_first_token_of_a_cache_audit(
+    probe: Callable[..., Any], tmp_path: Path
+) -> None:
+    """`--transport openai` streams through the SDK and times the first text-bearing event, so
+    the cache audit's second KS signal (time to first token) is there as with httpx."""
+    out = tmp_path / "cache.json"
+    lab = LabConfig(pool_tokens=256, prefix_cache="shared", report_cached_tokens=True)
+    with run_lab_server(lab) as base:
+        result = probe(base, "--mode", "cache", "--samples", "16", "--prompt-tokens", "64",
+                       "--yes", "--json", str(out), **SDK)  # fmt: skip
+    assert result.exit_code == 1, result.output
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["settings"]["transport"] == "openai" and doc["settings"]["stream"]
+    for level in doc["levels"]:
+        assert len(level["hit_ttft_ms"]) == len(level["hit_ms"]) == 16
+        assert len(level["miss_ttft_ms"]) == 16 and level["ttft_p_value"] is not None
+        # the first token comes before the stream ends
+        assert all(t <= w for t, w in zip(level["hit_ttft_ms"], level["hit_ms"], strict=True))

@@ -6,9 +6,7 @@ retries must be counted and bounded here rather than hidden inside a client libr
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +28,7 @@ from assess.probe.transport.interface import (
 )
 from assess.probe.transport.limits import Limits, ResponseLimit, limit_error, limited_client_kwargs
 from assess.probe.transport.secrets import join_url
+from assess.probe.transport.timing import timed_first_text
 
 
 @dataclass
@@ -128,7 +127,12 @@ class HttpxTransport(TransportSettings):
                 deadline = started + self.timeout_s * STREAM_DEADLINE_FACTOR
                 first: list[float] = []
                 fields, raw, usage = read_sse(
-                    _timed(resp.iter_lines(), first), url, status, ctype, self.api_key, deadline
+                    timed_first_text(resp.iter_lines(), first),
+                    url,
+                    status,
+                    ctype,
+                    self.api_key,
+                    deadline,
                 )
                 ttft = round((first[0] - started) * 1000, 1) if first else None
             else:
@@ -149,24 +153,6 @@ class HttpxTransport(TransportSettings):
             resp.close()
         latency = round((time.monotonic() - started) * 1000, 1)
         return ChatResponse(status, fields, raw, latency, attempt, *usage, ttft_ms=ttft)
-
-
-def _timed(lines: Iterator[str], first: list[float]) -> Iterator[str]:
-    """Yield ``lines``; append to ``first`` the time the first event with text arrived."""
-    for line in lines:
-        if not first and line.startswith("data:"):
-            try:
-                event = json.loads(line[5:])
-            except ValueError:
-                event = None
-            delta: Any = {}
-            if isinstance(event, dict) and isinstance(event.get("choices"), list):
-                for choice in event["choices"]:
-                    if isinstance(choice, dict) and isinstance(choice.get("delta"), dict):
-                        delta = choice["delta"]
-            if any(isinstance(v, str) and v for k, v in delta.items() if k != "role"):
-                first.append(time.monotonic())
-        yield line
 
 
 def make_httpx_transport(

@@ -29,6 +29,7 @@ from assess.probe.transport.interface import (
 )
 from assess.probe.transport.limits import Limits, ResponseLimit, limit_error, limited_client_kwargs
 from assess.probe.transport.secrets import join_url, without_query
+from assess.probe.transport.timing import timed_first_text
 
 
 @dataclass
@@ -123,9 +124,10 @@ class OpenAITransport(TransportSettings):
             "max_tokens": request.max_tokens,
             "temperature": 0,
         }
+        ttft = None
         try:
             if request.stream:
-                fields, raw, usage, status = self._stream(url, kwargs, started)
+                fields, raw, usage, status, ttft = self._stream(url, kwargs, started)
             else:
                 resp = self.client.chat.completions.with_raw_response.create(**kwargs)
                 status, raw = resp.status_code, resp.text
@@ -138,23 +140,25 @@ class OpenAITransport(TransportSettings):
             ctype = exc.response.headers.get("content-type", "")
             fields, usage = read_body(status, url, raw, ctype, self.api_key)
         latency = round((time.monotonic() - started) * 1000, 1)
-        return ChatResponse(status, fields, raw, latency, attempt, *usage)
+        return ChatResponse(status, fields, raw, latency, attempt, *usage, ttft_ms=ttft)
 
     def _stream(
         self, url: str, kwargs: dict[str, Any], started: float
-    ) -> tuple[dict[str, str], str, tuple[int | None, int | None], int]:
+    ) -> tuple[dict[str, str], str, tuple[int | None, int | None], int, float | None]:
+        """Read a streamed answer; the time to its first event carrying text is the TTFT."""
         create = self.client.chat.completions.with_streaming_response.create
         with create(stream=True, stream_options={"include_usage": True}, **kwargs) as resp:
             status, ctype = resp.status_code, resp.headers.get("content-type", "")
             if not ctype.startswith("text/event-stream"):
                 raw = resp.read().decode("utf-8", errors="replace")
                 fields, usage = read_body(status, url, raw, ctype, self.api_key)
-                return fields, raw, usage, status
+                return fields, raw, usage, status, None
             deadline = started + self.timeout_s * STREAM_DEADLINE_FACTOR
-            fields, raw, usage = read_sse(
-                resp.iter_lines(), url, status, ctype, self.api_key, deadline
-            )
-            return fields, raw, usage, status
+            first: list[float] = []
+            lines = timed_first_text(resp.iter_lines(), first)
+            fields, raw, usage = read_sse(lines, url, status, ctype, self.api_key, deadline)
+            ttft = round((first[0] - started) * 1000, 1) if first else None
+            return fields, raw, usage, status, ttft
 
 
 def _sdk_httpx() -> Any:
