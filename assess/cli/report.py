@@ -113,7 +113,7 @@ def run_report(
         UsageError: ``out`` holds a review and not ``force`` (before anything is read).
         AssessError: from any input, or when an output cannot be written.
     """
-    from assess.kernel.output import progress_bar, step
+    from assess.kernel.output import logged_steps, progress_bar, step
     from assess.report.api import review
     from assess.report.files import refuse_existing, write_review
 
@@ -124,7 +124,12 @@ def run_report(
     with progress_bar("reading the inputs and request logs") as progress:
         done = review(replace(req, progress=progress))
     report = done.report
-    with step(f"writing the review ({', '.join(formats)}) to {out}"):
+    writing = f"writing the review ({', '.join(formats)})"
+    # the PDF is most of the writing: a bar over WeasyPrint's rendering steps (no path: the bar
+    # needs the width)
+    pdf = "pdf" in formats
+    shown = logged_steps("weasyprint.progress", writing, 7) if pdf else step(f"{writing} to {out}")
+    with shown:
         written = write_review(
             report, out, formats, command_line(req, formats), done.affected_rows, signing, force
         )

@@ -77,3 +77,35 @@ def progress_bar(description: str, unit_bytes: bool = True) -> Iterator[Progress
             progress.update(task, completed=done, total=total)
 
         yield update
+
+
+@contextmanager
+def logged_steps(logger: str, description: str, steps: int) -> Iterator[ProgressCallback]:
+    """Draw a bar on stderr over the ``steps`` numbered steps a library logs at INFO on
+    ``logger`` as ``Step N ...`` (WeasyPrint's ``weasyprint.progress``: 7 steps, step 5 once per
+    page laid out); nothing when stderr is not a TTY. Yields the bar's callback."""
+    import logging
+    import re
+
+    with progress_bar(description, unit_bytes=False) as update:
+        if update is _noop:
+            yield update
+            return
+        step_number = re.compile(r"Step (\d+)")
+
+        class _Steps(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                found = step_number.match(record.getMessage())
+                if found:
+                    update(int(found.group(1)), steps)
+
+        log = logging.getLogger(logger)
+        handler, level = _Steps(), log.level
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        try:
+            update(0, steps)
+            yield update
+        finally:
+            log.removeHandler(handler)
+            log.setLevel(level)
