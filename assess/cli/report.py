@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -100,6 +101,16 @@ def _warn_glyphs(report: Report) -> None:
         typer.echo(f"warning: {warning}", err=True)
 
 
+def _writing_progress(formats: tuple[str, ...], out: Path) -> AbstractContextManager[Any]:
+    """Return the progress shown while the review is written (stderr, a terminal only)."""
+    from assess.kernel.output import logged_steps, step
+
+    writing = f"writing the review ({', '.join(formats)})"
+    if "pdf" in formats:  # most of the writing: a bar over WeasyPrint's rendering steps
+        return logged_steps("weasyprint.progress", writing, 7)  # no path: the bar needs the width
+    return step(f"{writing} to {out}")
+
+
 def run_report(
     req: ReportRequest,
     out: Path,
@@ -113,7 +124,7 @@ def run_report(
         UsageError: ``out`` holds a review and not ``force`` (before anything is read).
         AssessError: from any input, or when an output cannot be written.
     """
-    from assess.kernel.output import logged_steps, progress_bar, step
+    from assess.kernel.output import progress_bar
     from assess.report.api import review
     from assess.report.files import refuse_existing, write_review
 
@@ -124,12 +135,7 @@ def run_report(
     with progress_bar("reading the inputs and request logs") as progress:
         done = review(replace(req, progress=progress))
     report = done.report
-    writing = f"writing the review ({', '.join(formats)})"
-    # the PDF is most of the writing: a bar over WeasyPrint's rendering steps (no path: the bar
-    # needs the width)
-    pdf = "pdf" in formats
-    shown = logged_steps("weasyprint.progress", writing, 7) if pdf else step(f"{writing} to {out}")
-    with shown:
+    with _writing_progress(formats, out):
         written = write_review(
             report, out, formats, command_line(req, formats), done.affected_rows, signing, force
         )
