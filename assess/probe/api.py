@@ -117,7 +117,7 @@ def check_outcome(result: ProbeResult, state: RunState, endpoint: str, written: 
     Raises:
         EndpointError / ProbeStopped: as the CLI's exit 2.
     """
-    from assess.probe.result import too_few_answers
+    from assess.probe.result import control_failed, too_few_answers
 
     if result.leak_found:
         return
@@ -147,7 +147,7 @@ def check_outcome(result: ProbeResult, state: RunState, endpoint: str, written: 
             "See errors[] in the --json output; retry later or lower --concurrency.",
             result,
         )
-    short = too_few_answers(result.stats)
+    short = too_few_answers(result.stats) or control_failed(result.control)
     if short is not None:
         raise ProbeStopped(
             f"{endpoint}: INCONCLUSIVE: {short} ({len(state.errors)} failed requests); "

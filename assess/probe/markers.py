@@ -52,6 +52,17 @@ def plant_prompt(marker: Marker, index: int) -> str:
     )
 
 
+def echo_code() -> Marker:
+    """Return the positive control's random code (``echo-`` and 160 random bits)."""
+    random_part = new_marker(0).random_part
+    return Marker(id="echo", value=f"echo-{random_part}", random_part=random_part)
+
+
+def echo_prompt(code: Marker) -> str:
+    """Return the control request: its one correct answer carries ``code``."""
+    return f"Repeat this code back exactly, and nothing else: {code.value}"
+
+
 @dataclass(frozen=True)
 class Match:
     """A marker (or a fragment of one) found in one field of a response."""

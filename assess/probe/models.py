@@ -17,7 +17,7 @@ PROBE_KIND = "assess.probe"
 PROBE_SCHEMA_VERSION = 1
 
 Account = Literal["A", "B"]
-Role = Literal["plant", "probe", "followup"]
+Role = Literal["plant", "probe", "followup", "control"]
 Outcome = Literal["ok", "rejected", "error"]
 Verdict = Literal["leak", "no-leak", "inconclusive"]
 
@@ -124,6 +124,15 @@ class ProbeSettings(Model):
     transport: str = "httpx"
 
 
+class EchoControl(Model):
+    """The positive control: account B asked to repeat a random code (docs/probe.md)."""
+
+    request_id: str | None
+    code: str = Field(description="The random code asked for (not a secret, not a marker)")
+    echoed: bool = Field(description="The answer carried the code, whole or a fragment")
+    why: str | None = Field(default=None, description="Why not, when not echoed")
+
+
 class ProbeResult(Model):
     """The whole run: what was sent, what came back, what was found."""
 
@@ -145,6 +154,9 @@ class ProbeResult(Model):
     errors: list[ErrorRecord]
     stats: ProbeStats
     summary: str
+    control: EchoControl | None = Field(
+        default=None, description="The echo control; null in documents written before it"
+    )
     verdict: Verdict | None = Field(
         default=None,
         description="leak: a marker crossed; no-leak: enough probe answers could have shown one "

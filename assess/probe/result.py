@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 
-from assess.probe.models import MarkerRecord, ProbeResult, ProbeStats, Verdict
+from assess.probe.models import EchoControl, Hit, MarkerRecord, ProbeResult, ProbeStats, Verdict
 from assess.probe.run import (
     ProbeAccount,
     ProbeConfig,
@@ -65,14 +65,23 @@ def too_few_answers(stats: ProbeStats) -> str | None:
     return None
 
 
-def _summary(result_hits: int, stats: ProbeStats, complete: bool, first_hit: str) -> str:
+def control_failed(control: EchoControl | None) -> str | None:
+    """Return why the echo control backs no "no leak" (not sent, or not echoed), else None."""
+    if control is None:
+        return "the control request (repeat a random code) was not sent"
+    return None if control.echoed else control.why
+
+
+def _summary(
+    result_hits: int, stats: ProbeStats, complete: bool, first_hit: str, control: str | None
+) -> str:
     tail = "" if complete else " The run did not finish: results are partial."
     if result_hits:
         return (
             f"LEAK FOUND: {stats.hits} of {stats.probes} probe responses carried a marker "
             f"planted by another request ({first_hit}).{tail}"
         )
-    short = too_few_answers(stats)
+    short = too_few_answers(stats) or control
     if short is not None:
         return f"INCONCLUSIVE: {short}; nothing can be said about isolation.{tail}"
     bound = stats.leak_rate_upper_95 or 0.0
@@ -107,13 +116,7 @@ def build_result(
         unusable=len(state.unusable),
     )
     complete = not runner.should_stop()
-    first = ""
-    if hits:
-        h = hits[0]
-        first = (
-            f"first: {h.request_id} (account {h.account}) showed {h.match} marker {h.marker_id} "
-            f"planted by account {h.planted_by} in {h.planted_in}, in {h.location}"
-        )
+    first = _first_hit(hits[0]) if hits else ""
     return ProbeResult(
         run_id=run_id,
         endpoint=config.endpoint,
@@ -140,8 +143,16 @@ def build_result(
         hits=hits,
         errors=list(state.errors),
         stats=stats,
-        summary=_summary(len(hits), stats, complete, first),
+        summary=_summary(len(hits), stats, complete, first, control_failed(state.control)),
+        control=state.control,
         verdict=_verdict(bool(hits), stats, complete, runner),
+    )
+
+
+def _first_hit(h: Hit) -> str:
+    return (
+        f"first: {h.request_id} (account {h.account}) showed {h.match} marker {h.marker_id} "
+        f"planted by account {h.planted_by} in {h.planted_in}, in {h.location}"
     )
 
 
@@ -149,6 +160,7 @@ def _verdict(leak: bool, stats: ProbeStats, complete: bool, runner: ProbeRunner)
     if leak:
         return "leak"
     clean = complete and runner.state.fatal is None and too_few_answers(stats) is None
+    clean = clean and control_failed(runner.state.control) is None
     return "no-leak" if clean else "inconclusive"
 
 

@@ -24,10 +24,18 @@ from assess.probe.config import StreamMode as StreamMode
 from assess.probe.config import estimate_cost as estimate_cost
 from assess.probe.config import estimate_tokens as estimate_tokens
 from assess.probe.config import unrelated_prompt as unrelated_prompt
-from assess.probe.markers import Marker, new_marker, plant_prompt, scan_fields
+from assess.probe.markers import (
+    Marker,
+    echo_code,
+    echo_prompt,
+    new_marker,
+    plant_prompt,
+    scan_fields,
+)
 from assess.probe.models import (
     Account,
     AccountInfo,
+    EchoControl,
     ErrorRecord,
     Hit,
     RequestRecord,
@@ -62,6 +70,7 @@ class RunState:
     errors: list[ErrorRecord] = field(default_factory=list)
     scanned: dict[str, bool] = field(default_factory=dict)  # request id -> had a hit
     unusable: set[str] = field(default_factory=set)  # probe answers with no text: not probes
+    control: EchoControl | None = None  # the echo control, once sent
     fatal: EndpointError | None = None
     interrupted: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -129,6 +138,8 @@ class ProbeRunner:
                     for rnd in range(1, cfg.rounds + 1):
                         if not self._round(rnd, pool):
                             break
+                    else:
+                        self._control()
         except KeyboardInterrupt:
             self.state.interrupted = True
             self._error(None, "interrupted", "interrupted by the user (Ctrl-C)", fatal=False)
@@ -215,6 +226,35 @@ class ProbeRunner:
             )
         )
         return not self.should_stop()
+
+    def _control(self) -> None:
+        """The positive control, after the rounds: account B asks for a random code back. Its
+        answer carrying the code (whole or a fragment) shows that these answers could have
+        carried a marker; otherwise no "no leak" can be said (docs/probe.md)."""
+        if self.should_stop():
+            return
+        code = echo_code()
+        stream = self._stream_for(0)
+        job = _Job(self._next_id(), 0, self.accounts[1], "control", echo_prompt(code), stream)
+        request = ChatRequest(self.config.model, job.prompt, job.stream, self.config.max_tokens)
+        why: str | None = None
+        try:
+            resp = self.transports[job.account.label].chat(request)
+        except TransportError as exc:
+            self._record(job, None, exc)
+            self._fail(job.id, job.account, exc)
+            why = f"the control request failed ({exc.kind})"
+        else:
+            usable = carries_text(resp.fields)
+            self._record(job, resp, None, usable)
+            found = scan_fields(resp.fields, resp.raw, [code], self.config.fragment_chars)
+            if not found:
+                why = (
+                    f"asked to repeat a random code, the endpoint answered (HTTP {resp.status}) "
+                    "without it: no answer shows a marker could have come through"
+                )
+        echoed = why is None
+        self.state.control = EchoControl(request_id=job.id, code=code.value, echoed=echoed, why=why)
 
     def _do(self, job: _Job) -> None:
         """Send one job, record it, scan its answer. Never raises TransportError."""

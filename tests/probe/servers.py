@@ -32,9 +32,29 @@ def completion(text: str) -> dict[str, Any]:
     }
 
 
+#: The probe's echo control asks for a code back with this text (assess/probe/markers.py).
+ECHO_ASK = "Repeat this code back exactly, and nothing else: "
+
+
+def echoed(body: dict[str, Any]) -> Reply | None:
+    """Return the answer a model that follows instructions gives the probe's echo control (the
+    code, as JSON or as an SSE stream), or None when ``body`` is not that request."""
+    text = json.dumps(body.get("messages", []))
+    if ECHO_ASK not in text:
+        return None
+    code = text.split(ECHO_ASK, 1)[1].split('"', 1)[0]
+    if not body.get("stream"):
+        return json_reply(200, completion(code))
+    chunk = json.dumps({"choices": [{"index": 0, "delta": {"content": code}}]})
+    data = f"data: {chunk}\n\ndata: [DONE]\n\n".encode()
+    return 200, {"Content-Type": "text/event-stream"}, data
+
+
 @contextmanager
-def scripted_server(script: Script) -> Iterator[str]:
-    """Serve ``script(method, path, json_body)`` on a free port; yield the /v1 base URL."""
+def scripted_server(script: Script, echo: bool = True) -> Iterator[str]:
+    """Serve ``script(method, path, json_body)`` on a free port; yield the /v1 base URL.
+    ``echo``: the probe's echo control is answered with its code (as a model that follows
+    the instruction does), whatever the script answers to the other requests."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -46,7 +66,8 @@ def scripted_server(script: Script) -> Iterator[str]:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             body = json.loads(raw) if raw else {}
-            status, headers, data = script(self.command, self.path, body)
+            control = echoed(body) if echo and isinstance(body, dict) else None
+            status, headers, data = control or script(self.command, self.path, body)
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)

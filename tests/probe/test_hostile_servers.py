@@ -218,7 +218,7 @@ def test_a_server_that_refuses_every_request_is_inconclusive_not_clean(
         return json_reply(400, {"error": {"message": "bad request"}})
 
     out = tmp_path / "p.json"
-    with scripted_server(script) as base:
+    with scripted_server(script, echo=False) as base:  # the echo control refused too
         result = probe(base, "--rounds", "3", "--json", str(out))
     assert result.exit_code == 2
     assert "INCONCLUSIVE" in result.output and "none of the 3 plant requests" in result.output

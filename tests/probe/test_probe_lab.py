@@ -58,7 +58,8 @@ def test_boundary_mode_finds_the_leak_on_the_faulty_lab(
     }
     assert streamed_hits  # the streaming path is scanned too (the lab splits markers over deltas)
     suite = ET.parse(junit).getroot()
-    assert suite.tag == "testsuite" and suite.get("tests") == "19"
+    # one case per request (18, then the echo control's) and the isolation verdict
+    assert suite.tag == "testsuite" and suite.get("tests") == "20"
     assert suite.get("failures") == "13"  # 12 probes + the isolation verdict
     # JUnit schema: timestamp without zone or fraction (UTC), time in seconds
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", suite.get("timestamp") or "")
