@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-test
 # `make demo` needs the runtime dependencies only (no test tools: about half the venv's size)
 RUNTIME := $(VENV)/.installed-runtime
 
-.PHONY: demo test lint typecheck bench readme-images clean jvm docs litellm package
+.PHONY: demo test test-engines lint typecheck bench readme-images clean jvm docs litellm package
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,14 @@ litellm: $(STAMP)
 
 test: lint typecheck jvm litellm package
 	$(BIN)/pytest -q
+
+# The real-engine tests (tests/engines/, marked `engines`; `make test` lists them as skipped):
+# llama.cpp's server, llama-cpp-python[server] built from its sdist into a venv of its own under
+# ${XDG_CACHE_HOME:-~/.cache}/assess-tests (tests/engines/llama_venv.py). The build takes about
+# ten minutes on two cores, once: the built wheel is kept there and later venvs reuse it.
+test-engines: $(STAMP)
+	$(BIN)/python -m tests.engines.llama_venv
+	$(BIN)/pytest -q -s -m engines tests/engines
 
 # The sdist and the wheel build, and their metadata (README included) passes PyPI's checks.
 package: $(STAMP)
