@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TypeVar
 
 from packaging.version import InvalidVersion, Version
 
@@ -35,23 +36,13 @@ def label(item: EvidenceView) -> str:
     return "stale run, not of the period assessed"
 
 
-def mark_runs(runs: Sequence[ProbeRun], evidence: Sequence[EvidenceView]) -> list[ProbeRun]:
-    """Return the probe runs with ``scored`` false and a label where the scoring left the
-    probe evidence out (matched by endpoint, else the one probe item)."""
-    probes = [e for e in evidence if e.kind == "probe"]
-    out = []
-    for run in runs:
-        item = next((e for e in probes if e.endpoint and e.endpoint == run.endpoint), None)
-        item = item or (probes[0] if len(probes) == 1 else None)
-        if item is not None and not item.scored:
-            run = run.model_copy(update={"scored": False, "not_scored": label(item)})
-        out.append(run)
-    return out
+_Run = TypeVar("_Run", ProbeRun, CacheRun)
 
 
-def mark_cache_runs(runs: Sequence[CacheRun], evidence: Sequence[EvidenceView]) -> list[CacheRun]:
-    """Return the runs marked where the scoring left the audit out (not this vendor, stale)."""
-    items = [e for e in evidence if e.kind == "cache-probe"]
+def _mark(runs: Sequence[_Run], evidence: Sequence[EvidenceView], kind: str) -> list[_Run]:
+    """Return ``runs`` with ``scored`` false and a label where the scoring left the ``kind``
+    evidence out (matched by endpoint, else the one item of that kind)."""
+    items = [e for e in evidence if e.kind == kind]
     out = []
     for run in runs:
         item = next((e for e in items if e.endpoint and e.endpoint == run.endpoint), None)
@@ -60,6 +51,16 @@ def mark_cache_runs(runs: Sequence[CacheRun], evidence: Sequence[EvidenceView]) 
             run = run.model_copy(update={"scored": False, "not_scored": label(item)})
         out.append(run)
     return out
+
+
+def mark_runs(runs: Sequence[ProbeRun], evidence: Sequence[EvidenceView]) -> list[ProbeRun]:
+    """Return the canary probe runs marked where the scoring left the probe evidence out."""
+    return _mark(runs, evidence, "probe")
+
+
+def mark_cache_runs(runs: Sequence[CacheRun], evidence: Sequence[EvidenceView]) -> list[CacheRun]:
+    """Return the cache audits marked where the scoring left them out (not this vendor, stale)."""
+    return _mark(runs, evidence, "cache-probe")
 
 
 def deploy_not_scored(evidence: Sequence[EvidenceView]) -> str:
