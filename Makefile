@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-test
 # `make demo` needs the runtime dependencies only (no test tools: about half the venv's size)
 RUNTIME := $(VENV)/.installed-runtime
 
-.PHONY: demo test test-engines lint typecheck bench readme-images clean jvm docs litellm package
+.PHONY: demo test test-engines test-times lint typecheck bench readme-images clean jvm docs litellm package
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,10 @@ package: $(STAMP)
 # The documentation site (mkdocs.yml, docs/); `make test` builds it too (tests/test_docs.py).
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict
+
+# Where the suite's time goes: wall time, load, the sum of the tests' own times, the slowest ones
+test-times: $(STAMP)
+	$(BIN)/python benchmarks/test_times.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/scope_bench.py --rows 5000000
