@@ -14,7 +14,9 @@ import glob
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -24,10 +26,17 @@ from assess.kernel.errors import InputError
 from assess.scope.accumulator import ScopeAccumulator
 from assess.scope.fields import EXPOSURE_FIELDS
 from assess.scope.logs.presets import Preset
+from assess.scope.logs.timestamps import OUT_OF_RANGE
 from assess.scope.models import BATCH_SCHEMA, EngineRun, LogBatch, ScopeFilter
 from assess.scope.sql import RESULT_COLUMNS, fingerprint, scoping_query
 
 _INTEGERS = ("n", "timestamp_ns", "prompt_tokens")
+#: The internal column naming why a row of the result is skipped (a value outside int64).
+SKIP = "_skip_reason"
+_OUT_OF_RANGE = {
+    "timestamp_ns": f"timestamp {OUT_OF_RANGE}",
+    "prompt_tokens": "unparseable prompt_tokens: out of range (2**63 or more)",
+}
 #: Totals rows that count records (requests are counted by model id: "model:", "matched:")
 _OUTCOMES = ("request", "skip", "non_request", "model", "matched")
 
@@ -88,14 +97,47 @@ def read_results(path: Path) -> pa.Table:
             f"{path}: not the scoping query's result (no column {', '.join(missing)})",
             "Run the query `assess scope --emit-sql` wrote and export its whole result.",
         )
-    columns = {}
+    columns: dict[str, Any] = {}
+    reasons: list[str | None] = [None] * table.num_rows
     for name in RESULT_COLUMNS:
-        kind = pa.int64() if name in _INTEGERS else pa.large_string()
         column = table.column(name)
         if name in _INTEGERS and not pa.types.is_integer(column.type):
-            column = pc.cast(pc.cast(column, pa.float64()), pa.int64())  # "12.0" from some CSVs
-        columns[name] = pc.cast(column, kind)
+            column = _integers(column, name, reasons, path)  # "12.0" from some CSVs
+        columns[name] = pc.cast(column, pa.int64() if name in _INTEGERS else pa.large_string())
+    columns[SKIP] = pa.array(reasons, pa.large_string())
     return pa.table(columns)
+
+
+def _integers(column: Any, name: str, reasons: list[str | None], path: Path) -> pa.Array:
+    """Return ``column`` (text or floats) as int64; a value outside int64 (a token count of
+    2**63 or more, an instant outside 1677-2262) is null and its row's skip reason set.
+
+    Raises:
+        InputError: for a value that is not a whole number, or a totals count out of range.
+    """
+    out: list[int | None] = []
+    for at, value in enumerate(column.to_pylist()):
+        if value is None or value == "":
+            out.append(None)
+            continue
+        try:
+            number = Decimal(str(value).strip())
+            whole = int(number) if number.is_finite() and number == int(number) else None
+        except (InvalidOperation, ValueError):
+            whole = None
+        if whole is None:
+            raise InputError(
+                f"{path}: row {at + 1:,}: {name} {str(value)[:40]!r} is not a whole number",
+                "Export the query's result as the engine computed it (integers, not text).",
+            )
+        if -(2**63) <= whole < 2**63:
+            out.append(whole)
+            continue
+        if name == "n":
+            raise InputError(f"{path}: row {at + 1:,}: a totals count out of range ({value})")
+        reasons[at] = reasons[at] or _OUT_OF_RANGE[name]
+        out.append(None)
+    return pa.array(out, pa.int64())
 
 
 def _read(path: Path) -> pa.Table:
@@ -116,7 +158,8 @@ def _read(path: Path) -> pa.Table:
         return pj.read_json(path)
     import pyarrow.csv as pcsv
 
-    types = {name: pa.string() for name in RESULT_COLUMNS if name not in _INTEGERS}
+    # every column as text: a count of 2**63 - 1 read as a float would come back as 2**63
+    types = {name: pa.string() for name in RESULT_COLUMNS}
     types |= {name.upper(): pa.string() for name in types}
     options = pcsv.ConvertOptions(column_types=types, strings_can_be_null=True)
     return pcsv.read_csv(path, convert_options=options)
@@ -230,7 +273,7 @@ def scope_engine_results(
         )
     rows = table.filter(pc.equal(table.column("kind"), "row"))
     _complete(totals, rows.num_rows, path)
-    rows = rows.sort_by([("timestamp_ns", "ascending"), ("request_id", "ascending")])
+    rows, out_of_range = _out_of_range(rows)
     canon = pa.table(
         {
             name: rows.column("timestamp_ns" if name == "timestamp" else name)
@@ -247,14 +290,15 @@ def scope_engine_results(
             "Check that the result is of the query --emit-sql wrote for these options.",
         )
     _refuse_envelopes(totals, path)
+    dropped = sum(out_of_range.values())  # counted by the engine as requests: skipped here
     acc.add_counts(
         read=totals["records_read"],
-        requests=totals["requests"] - canon.num_rows,
-        matched=totals["model_matched"] - canon.num_rows,
+        requests=totals["requests"] - canon.num_rows - dropped,
+        matched=totals["model_matched"] - canon.num_rows - dropped,
         non_request=_by_prefix(totals, "non_request:"),
-        skipped=_by_prefix(totals, "skip:"),
+        skipped=dict(Counter(_by_prefix(totals, "skip:")) + out_of_range),
     )
-    acc.models = _models(totals)  # every request's model, the rows added above included
+    acc.models = _models(totals, table)  # every request's model, the rows added included
     query = scoping_query(preset, scope, dialect).sql
     run = EngineRun(
         dialect=dialect,
@@ -267,10 +311,21 @@ def scope_engine_results(
     return acc, run
 
 
-def _models(totals: dict[str, int]) -> Counter[str | None]:
-    """The requests per model id (None: no model) the engine counted."""
+def _out_of_range(rows: pa.Table) -> tuple[pa.Table, Counter[str]]:
+    """Return the rows to read, by (timestamp, request id), and the skip reasons of the others
+    (a value outside int64)."""
+    reasons = Counter(r for r in rows.column(SKIP).to_pylist() if r)
+    kept = rows.filter(pc.is_null(rows.column(SKIP)))
+    return kept.sort_by([("timestamp_ns", "ascending"), ("request_id", "ascending")]), reasons
+
+
+def _models(totals: dict[str, int], table: pa.Table) -> Counter[str | None]:
+    """The requests per model id (None: no model) the engine counted, less the rows skipped
+    here (a value outside int64)."""
     models: Counter[str | None] = Counter(_by_prefix(totals, "model:"))
     models.update(_by_prefix(totals, "matched:"))
+    skipped = table.filter(pc.is_valid(table.column(SKIP)))
+    models.subtract(str(m) for m in skipped.column("model").to_pylist() if m is not None)
     models[None] += totals.get("request:no_model", 0)
     return +models
 

@@ -121,3 +121,103 @@ def test_cli_exits_2_on_a_part_and_1_on_the_folder(tmp_path: Path, run_cli: Any)
     (empty / "_SUCCESS").write_bytes(b"")
     none = run_cli("scope", "--from-engine-results", str(empty), "--preset", "litellm")
     assert none.exit_code == 2 and "holds no result file" in none.stdout + none.stderr
+
+
+BIG = 2**63 - 1
+RANGE_LOG = [
+    {
+        "timestamp": "2026-08-28T00:00:00Z",
+        "model": "glm-5.3",
+        "prompt_tokens": 100,
+        "request_id": "a",
+        "account_id": "x",
+    },
+    {
+        "timestamp": "2026-08-28T00:00:02Z",
+        "model": "glm-5.3",
+        "prompt_tokens": BIG,
+        "request_id": "c",
+        "account_id": "x",
+    },
+    {
+        "timestamp": "2026-08-28T00:00:03Z",
+        "model": "glm-5.3",
+        "prompt_tokens": BIG,
+        "request_id": "f",
+        "account_id": "x",
+    },
+    {
+        "timestamp": "0001-01-01T00:00:00Z",
+        "model": "glm-5.3",
+        "prompt_tokens": 200,
+        "request_id": "d",
+    },  # Go's zero time
+    {
+        "timestamp": "2026-08-28T00:00:04Z",
+        "model": "glm-5.3",
+        "prompt_tokens": 10 * BIG,
+        "request_id": "e",
+    },
+    {
+        "timestamp": "2026-08-28T00:00:05Z",
+        "model": "glm-5.3",
+        "prompt_tokens": 300,
+        "request_id": "g",
+        "account_id": "y",
+    },
+]
+
+
+def _range_result(tmp_path: Path) -> tuple[Path, Any]:
+    import csv
+
+    logs = tmp_path / "logs.ndjson"
+    logs.write_text("".join(json.dumps(r) + "\n" for r in RANGE_LOG))
+    con = duckdb.connect()
+    lines_view(con, logs)
+    out = tmp_path / "result.csv"
+    con.execute(f"COPY ({emit_sql('duckdb', preset='canonical').sql}) TO '{out}' (HEADER)")
+    return logs, list(csv.reader(out.open()))
+
+
+def _write(path: Path, table: list[list[str]]) -> Path:
+    import csv
+
+    with path.open("w", newline="") as handle:
+        csv.writer(handle).writerows(table)
+    return path
+
+
+def test_counts_at_the_int64_edge_and_instants_out_of_range_as_locally(tmp_path: Path) -> None:
+    logs, table = _range_result(tmp_path)
+    local = scope_run([str(logs)], preset="canonical").result
+    engine = scope_engine_run(_write(tmp_path / "r.csv", table), preset="canonical").result
+    assert engine.counts == local.counts and engine.counts.records_skipped == 2
+    assert sorted(engine.possibly_affected.request_ids) == ["c", "f"]  # 2**63 - 1 read exactly
+    reasons = engine.breakdown.skipped_reasons
+    assert any(r.startswith("timestamp out of range") for r in reasons)
+    assert engine.disclosed == local.disclosed
+    assert sum(a.prompt_tokens for a in engine.disclosed.by_account) == 400  # a + g
+
+
+def test_a_result_value_outside_int64_is_a_skipped_record_not_a_crash(tmp_path: Path) -> None:
+    """A result whose export wrote a count or instant outside int64 (text, a float): that row
+    is skipped with its reason, the totals stay conserved."""
+    _, table = _range_result(tmp_path)
+    head = table[0]
+    rows = [r for r in table[1:] if r[0] == "row"]
+    by_id = {r[head.index("request_id")]: r for r in rows}
+    by_id["a"][head.index("prompt_tokens")] = str(10 * BIG)
+    by_id["g"][head.index("timestamp_ns")] = "1.0E20"
+    result = scope_engine_run(_write(tmp_path / "r.csv", table), preset="canonical").result
+    reasons = result.breakdown.skipped_reasons
+    assert reasons["unparseable prompt_tokens: out of range (2**63 or more)"] == 1
+    assert sum(n for r, n in reasons.items() if r.startswith("timestamp out of range")) == 2
+    counts = result.counts
+    assert counts.records_read == len(RANGE_LOG)
+    assert counts.records_read == (
+        result.breakdown.requests + counts.non_request_records + counts.records_skipped
+    )
+    by_id["c"][head.index("prompt_tokens")] = "many"
+    with pytest.raises(InputError, match="prompt_tokens 'many' is not a whole number"):
+        scope_engine_run(_write(tmp_path / "bad.csv", table), preset="canonical")
