@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from datetime import UTC
 
 from assess.probe.cache_models import CacheProbeResult
+from assess.probe.junit import close_suite, open_suite
 
 
 def cache_junit(result: CacheProbeResult) -> str:
     """Return ``result`` as a JUnit XML document: the same-account level is the positive control
     (skipped when no caching is visible), a cross-tenant level with caching visible a failure."""
-    suite = ET.Element(
-        "testsuite",
-        name=f"assess.cache-probe {result.endpoint} {result.model}",
-        timestamp=result.started_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S"),
-        time=f"{(result.finished_at - result.started_at).total_seconds():.3f}",
+    suite = open_suite(
+        f"assess.cache-probe {result.endpoint} {result.model}",
+        result.started_at,
+        result.finished_at,
     )
     failures = skipped = 0
     for lv in result.levels:
@@ -36,8 +35,4 @@ def cache_junit(result: CacheProbeResult) -> str:
     elif result.verdict != "not-shared":
         failures += 1
         ET.SubElement(verdict, "failure", message=result.verdict).text = result.summary
-    suite.set("tests", str(len(result.levels) + 1))
-    suite.set("failures", str(failures))
-    suite.set("errors", "0")
-    suite.set("skipped", str(skipped))
-    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+    return close_suite(suite, len(result.levels) + 1, failures, 0, skipped)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from datetime import UTC
+from datetime import UTC, datetime
 
 from assess.probe.models import ProbeResult
 
@@ -20,12 +20,8 @@ def probe_junit(result: ProbeResult) -> str:
             f"{hit.match} marker {hit.marker_id} (planted by {hit.planted_by} in "
             f"{hit.planted_in}) in {hit.location}: {hit.text}"
         )
-    suite = ET.Element(
-        "testsuite",
-        name=f"assess.probe {result.endpoint} {result.model}",
-        # the JUnit schema's timestamp: ISO 8601 without a zone (here UTC) or fractions
-        timestamp=result.started_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S"),
-        time=f"{(result.finished_at - result.started_at).total_seconds():.3f}",
+    suite = open_suite(
+        f"assess.probe {result.endpoint} {result.model}", result.started_at, result.finished_at
     )
     failures = errors = 0
     for req in result.requests:
@@ -58,10 +54,25 @@ def probe_junit(result: ProbeResult) -> str:
         failures += kind == "failure"
         errors += kind == "error"
     ET.SubElement(verdict, "system-out").text = detail
-    suite.set("tests", str(len(result.requests) + 1))
-    suite.set("failures", str(failures))
-    suite.set("errors", str(errors))
-    suite.set("skipped", "0")
+    return close_suite(suite, len(result.requests) + 1, failures, errors, 0)
+
+
+def open_suite(name: str, started: datetime, finished: datetime) -> ET.Element:
+    """Return an empty ``testsuite`` named ``name``, stamped with the run's start and length."""
+    return ET.Element(
+        "testsuite",
+        name=name,
+        # the JUnit schema's timestamp: ISO 8601 without a zone (here UTC) or fractions
+        timestamp=started.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S"),
+        time=f"{(finished - started).total_seconds():.3f}",
+    )
+
+
+def close_suite(suite: ET.Element, tests: int, failures: int, errors: int, skipped: int) -> str:
+    """Return ``suite`` with its counts as a JUnit XML document (UTF-8 text)."""
+    for key, value in (("tests", tests), ("failures", failures), ("errors", errors),
+                       ("skipped", skipped)):  # fmt: skip
+        suite.set(key, str(value))
     ET.indent(suite)
     body = ET.tostring(suite, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
