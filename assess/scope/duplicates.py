@@ -76,6 +76,8 @@ class Duplicates:
     def __init__(self, parent: Duplicates | None = None) -> None:
         self.parent = parent
         self.seen: dict[str, int] = {}
+        #: The other contents counted under an id (conflicts): a repeat of one is a duplicate.
+        self.variants: dict[str, set[int]] = {}
         self.requests = 0
         self.conflicts = 0
         self.examples: list[str] = []
@@ -83,6 +85,11 @@ class Duplicates:
         #: Duplicates found only when merging readings that had already counted both (parallel
         #: workers): they cannot be taken back, so the caller reads those files again serially.
         self.overlap = 0
+
+    def _variant(self, key: str, content: int) -> bool:
+        if content in self.variants.get(key, ()):
+            return True
+        return self.parent is not None and self.parent._variant(key, content)
 
     def _known(self, key: str) -> int | None:
         found = self.seen.get(key)
@@ -116,10 +123,11 @@ class Duplicates:
             known = self._known(key)
             if known is None:
                 self.seen[key] = content
-            elif known == content:
+            elif known == content or self._variant(key, content):
                 drop[index] = True
                 self._note(key)
             else:
+                self.variants.setdefault(key, set()).add(content)
                 self._conflict(key)
         if not any(drop):
             return rows, Counter()
@@ -149,6 +157,8 @@ class Duplicates:
         for key in other.conflict_examples:
             if len(self.conflict_examples) < EXAMPLES and key not in self.conflict_examples:
                 self.conflict_examples.append(key)
+        for key, contents in other.variants.items():
+            self.variants.setdefault(key, set()).update(contents)
         for key, content in other.seen.items():
             known = self._known(key)
             if known is None:
