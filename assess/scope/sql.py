@@ -169,10 +169,11 @@ def _fields(preset: Preset, table: str, column: str) -> str:
 ), folded AS (
   SELECT line, valid, tokens, {collapsed("tokens", PASSES - 1)} AS before FROM lexed
 ), parsed AS (
-  SELECT line, valid AND {strict_json("tokens", "before", "last")} AS ok
+  SELECT line, ASSESS_UNDECODED(line) AS undecoded,
+    valid AND {strict_json("tokens", "before", "last")} AS ok
   FROM (SELECT line, valid, tokens, before, {collapsed("before")} AS last FROM folded) AS l
 ), f AS (
-  SELECT ok,
+  SELECT ok, undecoded,
     CASE WHEN ok THEN {_non_request(preset)} END AS non_request,
     CASE WHEN ok THEN json_extract(line, '$.error') END AS error,
     CASE WHEN ok THEN {envelope()} END AS envelope,
@@ -225,7 +226,8 @@ def _classified(scope: ScopeFilter) -> str:
     since, until = window_ns(scope)
     return f"""c AS (
   SELECT *,
-    CASE WHEN NOT ok THEN 'skip:not a JSON object'
+    CASE WHEN undecoded THEN 'skip:binary data, not UTF-8 JSON'
+      WHEN NOT ok THEN 'skip:not a JSON object'
       WHEN non_request IS NOT NULL THEN 'non_request:' || non_request
       WHEN ts_raw IS NULL AND model_raw IS NULL AND envelope THEN {lit("skip:" + ENVELOPE)}
       WHEN ts_raw IS NULL AND model_raw IS NULL AND error IS NOT NULL

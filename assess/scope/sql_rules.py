@@ -116,7 +116,19 @@ def json_container_form(dialect: str, args: list[Any]) -> str:
     return f"COALESCE(JSON_TYPE({line}, {path}) IN ('OBJECT', 'ARRAY'), FALSE)"
 
 
+def undecoded_form(dialect: str, args: list[Any]) -> str:
+    """``ASSESS_UNDECODED(line)``: the line's bytes are not UTF-8, which the local reader skips
+    as binary. Spark's text reader keeps the bytes as they are: decoding them replaces a bad
+    byte, so the round trip differs; DuckDB's read_csv stops at such a byte instead, and the
+    others are not run here: never."""
+    if dialect == "spark":
+        line = args[0].sql(dialect="duckdb")
+        return f"DECODE(ENCODE({line}, 'UTF-8'), 'UTF-8') <> {line}"
+    return "FALSE"
+
+
 JSON_FORMS: dict[str, Callable[[str, list[Any]], str]] = {
+    "ASSESS_UNDECODED": undecoded_form,
     "ASSESS_JSON_NULL": json_null_form,
     "ASSESS_JSON_CONTAINER": json_container_form,
 }
