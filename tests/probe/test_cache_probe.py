@@ -198,10 +198,10 @@ def test_cli_shows_the_cost_and_sends_nothing_without_yes(run_cli: object, keys:
 
 
 def test_first_token_time_skips_the_role_only_event() -> None:
-    from assess.probe.transport.httpx_transport import _timed
+    from assess.probe.transport.timing import timed_first_text
 
     first: list[float] = []
     lines = ['data: {"choices": [{"delta": {"role": "assistant", "content": ""}}]}', "",
              'data: {"choices": [{"delta": {"content": "hi"}}]}', "data: [DONE]"]  # fmt: skip
-    seen = [(line, len(first)) for line in _timed(iter(lines), first)]
+    seen = [(line, len(first)) for line in timed_first_text(iter(lines), first)]
     assert seen == [(lines[0], 0), (lines[1], 0), (lines[2], 1), (lines[3], 1)]
