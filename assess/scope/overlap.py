@@ -74,11 +74,13 @@ def _word_hashes(words: list[str]) -> np.ndarray:
 def fingerprints(texts: Any) -> tuple[np.ndarray, np.ndarray, int]:
     """Return the winnowed fingerprints of ``texts`` (an Arrow string array; nulls hold none):
     (hashes, the index of the text each belongs to, texts cut at ``MAX_TEXT_CHARS``), unique
-    per text."""
+    per text, by text then hash."""
     texts = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
     cut = _count_cut(texts)
     lowered = pc.utf8_lower(pc.utf8_slice_codeunits(texts, 0, MAX_TEXT_CHARS))
-    spaced = pc.replace_substring_regex(lowered, _CJK, r" \1 ")
+    spaced = lowered
+    if pc.any(pc.match_substring_regex(lowered, _CJK)).as_py():  # a pass only where needed
+        spaced = pc.replace_substring_regex(lowered, _CJK, r" \1 ")
     lists = pc.split_pattern_regex(pc.fill_null(spaced, ""), r"[^\p{L}\p{N}]+")
     flat = pc.list_flatten(lists)
     owner = np.asarray(pc.list_parent_indices(lists), np.int64)
@@ -95,11 +97,11 @@ def fingerprints(texts: Any) -> tuple[np.ndarray, np.ndarray, int]:
         for i in range(NGRAM_WORDS):
             grams = grams * _MULT + words[i : i + count]
     valid = owner[:count] == owner[NGRAM_WORDS - 1 :]  # the n-gram lies in one text
-    picks = [_windows(grams, owner), _short_texts(grams, owner, valid)]
-    positions = np.unique(np.concatenate(picks))
-    if not len(positions):
+    found = [_windows(grams, owner), _short_texts(grams, owner[:count], valid)]
+    hashes = np.concatenate([h for h, _ in found])
+    texts_of = np.concatenate([t for _, t in found])
+    if not len(hashes):
         return empty
-    hashes, texts_of = grams[positions], owner[positions]
     order = np.lexsort((hashes, texts_of))
     hashes, texts_of = hashes[order], texts_of[order]
     first = np.ones(len(hashes), bool)
@@ -107,40 +109,43 @@ def fingerprints(texts: Any) -> tuple[np.ndarray, np.ndarray, int]:
     return hashes[first], texts_of[first], cut
 
 
-def _windows(grams: np.ndarray, owner: np.ndarray) -> np.ndarray:
-    """The position of the smallest 8-gram of every window of ``WINDOW`` inside one text."""
-    if len(grams) < WINDOW:
-        return np.empty(0, np.int64)
-    views = np.lib.stride_tricks.sliding_window_view(grams, WINDOW)
-    starts = np.arange(len(views))
+def _windows(grams: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest 8-gram of every window of ``WINDOW`` inside one text, and its text (the
+    minimum by successive element-wise minima: no per-window Python or strided argmin)."""
+    windows = len(grams) - WINDOW + 1
+    if windows < 1:
+        return np.empty(0, np.uint64), np.empty(0, np.int64)
+    low = grams[:windows].copy()
+    for i in range(1, WINDOW):
+        np.minimum(low, grams[i : i + windows], out=low)
+    starts = np.arange(windows)
     inside = owner[starts] == owner[starts + WINDOW - 1 + NGRAM_WORDS - 1]
-    picked: np.ndarray = (starts + views.argmin(axis=1))[inside]
-    return picked
+    return low[inside], owner[:windows][inside]
 
 
-def _short_texts(grams: np.ndarray, owner: np.ndarray, valid: np.ndarray) -> np.ndarray:
+def _short_texts(
+    grams: np.ndarray, owner: np.ndarray, valid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The smallest 8-gram of each text with fewer than ``WINDOW`` of them (no whole window)."""
-    texts, first, sizes = np.unique(
-        owner[: len(grams)][valid], return_index=True, return_counts=True
-    )
-    del texts
-    positions = np.flatnonzero(valid)
-    out = [
-        positions[start + int(np.argmin(grams[positions[start : start + size]]))]
-        for start, size in zip(first.tolist(), sizes.tolist(), strict=True)
-        if size < WINDOW
-    ]
-    return np.asarray(out, np.int64)
+    kept, texts = grams[valid], owner[valid]
+    if not len(kept):
+        return np.empty(0, np.uint64), np.empty(0, np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], texts[1:] != texts[:-1])))
+    sizes = np.diff(np.append(starts, len(texts)))
+    short = sizes < WINDOW
+    return np.minimum.reduceat(kept, starts)[short], texts[starts][short]
 
 
 @dataclass
 class _Side:
-    """Fingerprinted texts of one side: their rows (time, id, account) and fingerprints."""
+    """Fingerprinted texts of one side: their rows (time, id, account, text) and the
+    fingerprints of each distinct text of a batch (a prompt repeated is fingerprinted once)."""
 
     cap: int
     rows: list[pa.Table] = field(default_factory=list)
     hashes: list[np.ndarray] = field(default_factory=list)
     owners: list[np.ndarray] = field(default_factory=list)
+    texts: list[int] = field(default_factory=list)
     kept = checked = without_text = not_checked = cut = 0
 
     def add(self, rows: pa.Table, column: str) -> None:
@@ -150,67 +155,113 @@ class _Side:
         rows = rows.filter(has_text)
         if not rows.num_rows:
             return
-        hashes, owners, cut = fingerprints(rows.column(column))
-        # whole texts only, while the fingerprints kept stay within the cap
-        per_text = np.bincount(owners, minlength=rows.num_rows)
+        encoded = pc.dictionary_encode(rows.column(column).combine_chunks())
+        distinct = encoded.dictionary
+        hashes, owners, _ = fingerprints(distinct)
+        # whole texts only (first seen first), while the fingerprints kept stay within the cap
+        per_text = np.bincount(owners, minlength=len(distinct))
         fits = int(np.searchsorted(np.cumsum(per_text), self.cap - self.kept, "right"))
-        if fits < rows.num_rows:
-            self.not_checked += rows.num_rows - fits
-            rows, keep = rows.slice(0, fits), owners < fits
-            hashes, owners = hashes[keep], owners[keep]
-            cut = int(
-                pc.sum(pc.greater(pc.utf8_length(rows.column(column)), MAX_TEXT_CHARS)).as_py() or 0
-            )
-        self.rows.append(rows.select(["timestamp", "request_id", "account_id"]))
+        index = np.asarray(encoded.indices, np.int64)
+        if fits < len(distinct):
+            inside = index < fits
+            self.not_checked += int((~inside).sum())
+            rows, index = rows.filter(pa.array(inside)), index[inside]
+            hashes, owners = hashes[owners < fits], owners[owners < fits]
+            distinct = distinct.slice(0, fits)
+        self.cut += int(
+            np.asarray(pc.greater(pc.utf8_length(distinct), MAX_TEXT_CHARS))[index].sum()
+        )
+        part = rows.select(["timestamp", "request_id", "account_id"])
+        self.rows.append(part.append_column("text", pa.array(index, pa.int64())))
         self.hashes.append(hashes)
         self.owners.append(owners)
+        self.texts.append(len(distinct))
         self.kept += len(hashes)
         self.checked += rows.num_rows
-        self.cut += cut
 
     def merge(self, other: _Side) -> None:
         self.rows.extend(other.rows)
         self.hashes.extend(other.hashes)
         self.owners.extend(other.owners)
+        self.texts.extend(other.texts)
         for name in ("kept", "checked", "without_text", "not_checked", "cut"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def joined(self) -> tuple[pa.Table, np.ndarray, np.ndarray]:
-        """(rows, hashes, row index of each hash) over every part."""
+        """(rows with a global ``text`` index, hashes, the text of each hash) over every part."""
         if not self.rows:
-            empty = pa.table({"timestamp": pa.array([], pa.int64())})
+            empty = pa.table(
+                {
+                    "timestamp": pa.array([], pa.int64()),
+                    "request_id": pa.array([], pa.large_string()),
+                    "account_id": pa.array([], pa.large_string()),
+                    "text": pa.array([], pa.int64()),
+                }
+            )
             return empty, np.empty(0, np.uint64), np.empty(0, np.int64)
-        offsets = np.cumsum([0] + [t.num_rows for t in self.rows[:-1]])
-        owners = [o + offset for o, offset in zip(self.owners, offsets.tolist(), strict=True)]
-        return pa.concat_tables(self.rows), np.concatenate(self.hashes), np.concatenate(owners)
+        offsets = np.cumsum([0, *self.texts[:-1]]).tolist()
+        rows = pa.concat_tables(
+            t.set_column(3, "text", pc.add(t.column("text"), o))
+            for t, o in zip(self.rows, offsets, strict=True)
+        )
+        owners = [o + offset for o, offset in zip(self.owners, offsets, strict=True)]
+        return rows, np.concatenate(self.hashes), np.concatenate(owners)
 
 
-def _pairs(
+def _text_pairs(
     sources: tuple[pa.Table, np.ndarray, np.ndarray],
     responses: tuple[pa.Table, np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Join fingerprints: (response row, source row, shared fingerprints) of each pair whose
-    source was logged at or before the response, and the common fingerprints ignored."""
-    (src_rows, src_h, src_o), (rsp_rows, rsp_h, rsp_o) = sources, responses
+    """Join fingerprints: (response text, source text, shared fingerprints) of each pair of
+    texts sharing ``MIN_SHARED``, and the common fingerprints ignored (held by more than
+    ``COMMON_PROMPTS`` source rows)."""
+    (src_rows, src_h, src_o), (_, rsp_h, rsp_o) = sources, responses
+    rows_per_text = np.bincount(np.asarray(src_rows.column("text").to_numpy(), np.int64))
     order = np.argsort(src_h, kind="stable")
     src_h, src_o = src_h[order], src_o[order]
-    values, held = np.unique(src_h, return_counts=True)
+    values, starts = np.unique(src_h, return_index=True)
+    held = np.add.reduceat(rows_per_text[src_o], starts) if len(starts) else starts
     common = values[held > COMMON_PROMPTS]
     left = np.searchsorted(src_h, rsp_h, "left")
     hits = np.searchsorted(src_h, rsp_h, "right") - left
     hits[np.isin(rsp_h, common)] = 0
     total = int(hits.sum())
     start = np.repeat(left, hits) + np.arange(total) - np.repeat(np.cumsum(hits) - hits, hits)
-    rsp, src = np.repeat(rsp_o, hits), src_o[start]
-    src_ts = np.asarray(src_rows.column("timestamp").to_numpy(), np.int64)
-    rsp_ts = np.asarray(rsp_rows.column("timestamp").to_numpy(), np.int64)
-    earlier = src_ts[src] <= rsp_ts[rsp]
-    keys = rsp[earlier] * max(1, src_rows.num_rows) + src[earlier]
+    width = max(1, int(src_o.max()) + 1 if len(src_o) else 1)
+    keys = np.repeat(rsp_o, hits) * width + src_o[start]
     pairs, shared = np.unique(keys, return_counts=True)
     kept = shared >= MIN_SHARED
     pairs, shared = pairs[kept], shared[kept]
-    width = max(1, src_rows.num_rows)
     return pairs // width, pairs % width, shared, len(common)
+
+
+def _pairs(
+    sources: tuple[pa.Table, np.ndarray, np.ndarray],
+    responses: tuple[pa.Table, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(response row, source row, shared fingerprints) of each pair of rows whose texts share
+    text, the source logged at or before the response; and the common fingerprints ignored."""
+    rsp_t, src_t, shared, common = _text_pairs(sources, responses)
+    src_rows, rsp_rows = sources[0], responses[0]
+    src_text = np.asarray(src_rows.column("text").to_numpy(), np.int64)
+    rsp_text = np.asarray(rsp_rows.column("text").to_numpy(), np.int64)
+    src_ts = np.asarray(src_rows.column("timestamp").to_numpy(), np.int64)
+    rsp_ts = np.asarray(rsp_rows.column("timestamp").to_numpy(), np.int64)
+    out_r: list[np.ndarray] = []
+    out_s: list[np.ndarray] = []
+    out_n: list[np.ndarray] = []
+    for r_text, s_text, n in zip(rsp_t.tolist(), src_t.tolist(), shared.tolist(), strict=True):
+        r_rows = np.flatnonzero(rsp_text == r_text)
+        s_rows = np.flatnonzero(src_text == s_text)
+        earlier = src_ts[s_rows][None, :] <= rsp_ts[r_rows][:, None]
+        r_idx, s_idx = np.nonzero(earlier)
+        out_r.append(r_rows[r_idx])
+        out_s.append(s_rows[s_idx])
+        out_n.append(np.full(len(r_idx), n, np.int64))
+    if not out_r:
+        none = np.empty(0, np.int64)
+        return none, none, none, common
+    return np.concatenate(out_r), np.concatenate(out_s), np.concatenate(out_n), common
 
 
 def _named(column: Any) -> Any:
