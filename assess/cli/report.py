@@ -137,7 +137,14 @@ def run_report(
     report = done.report
     with _writing_progress(formats, out):
         written = write_review(
-            report, out, formats, command_line(req, formats), done.affected_rows, signing, force
+            report,
+            out,
+            formats,
+            command_line(req, formats),
+            done.affected_rows,
+            signing,
+            force,
+            done.notification_pack,
         )
     counts = ", ".join(f"{n} {s}" for s, n in report.scoring.severity_counts.items() if n)
     uncounted = [f for f in report.findings if not f.counted]

@@ -23,6 +23,8 @@ class ScopeForReport:
     document: dict[str, Any]
     files: list[Path]
     rows: list[dict[str, Any]]
+    #: `assess scope --notification-pack` of the same run: file name -> text.
+    pack: dict[str, str]
 
 
 def run_scope(
@@ -40,6 +42,7 @@ def run_scope(
     """
     from assess.scope.api import scope_run
     from assess.scope.ids import ids_rows
+    from assess.scope.notify import notification_pack
 
     run = scope_run(
         patterns,
@@ -49,7 +52,10 @@ def run_scope(
         progress=progress,
     )
     rows = list(ids_rows(run.affected_rows()))
-    return ScopeForReport(document=run.result.model_dump(mode="json"), files=run.files, rows=rows)
+    sources = run.accumulator.exposure.source_table()
+    pack = notification_pack(run.result, run.affected_rows(), sources)
+    document = run.result.model_dump(mode="json")
+    return ScopeForReport(document=document, files=run.files, rows=rows, pack=pack)
 
 
 def run_deploy_check(

@@ -23,6 +23,8 @@ class Review:
 
     report: Report
     affected_rows: list[dict[str, Any]] | None
+    #: `assess scope --notification-pack` of the scoping run (file name -> text), or None.
+    notification_pack: dict[str, str] | None = None
 
 
 def review(req: ReportRequest, generated_at: str | None = None) -> Review:
@@ -45,7 +47,12 @@ def review(req: ReportRequest, generated_at: str | None = None) -> Review:
         include_prompts=req.include_prompts,
         affected_requests_file=AFFECTED_CSV if gathered.affected_rows is not None else None,
     )
-    return Review(report=report, affected_rows=gathered.affected_rows)
+    pack = gathered.sources.notification_pack
+    return Review(
+        report=report,
+        affected_rows=gathered.affected_rows,
+        notification_pack=dict(pack) if pack is not None else None,
+    )
 
 
 _review = review  # build_report's parameter ``review`` shadows the function inside it

@@ -42,6 +42,7 @@ from assess.report.models import (
     UnansweredQuestion,
     VendorProfile,
 )
+from assess.report.notification import notification_appendix
 from assess.report.plan import Previous, build_plan
 from assess.report.sections import (
     answer_rows,
@@ -83,6 +84,8 @@ class ReportSources:
     previous: Previous | None = None
     #: The questionnaire's questions by id, in its order: (text, critical).
     questions: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
+    #: `assess scope --notification-pack` of the scoping run (None: logs as a scope JSON).
+    notification_pack: Mapping[str, str] | None = None
 
 
 def build_report(
@@ -142,6 +145,9 @@ def build_report(
         coverage=score.coverage.share if score.coverage is not None else None,
         questions_to_send=score.questions_to_send,
         controls_in_place=score.controls_in_place,
+        notification=notification_appendix(
+            sources.notification_pack, sources.scope is not None, include_prompts
+        ),
     )
 
 

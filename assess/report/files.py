@@ -44,6 +44,10 @@ REVIEW_FILES = (
     REPORT_OSCAL,
     FINDINGS_XLSX,
     AFFECTED_CSV,
+    "notification-accounts.csv",
+    "notification-requests.csv",
+    "notification-method.md",
+    "notification-pack.json",
     SIGNED_STATEMENT,
     MANIFEST_JSON,
 )
@@ -104,6 +108,7 @@ def write_review(
     affected_rows: Sequence[Mapping[str, Any]] | None = None,
     signing: Signing | None = None,
     force: bool = False,
+    notification_pack: Mapping[str, str] | None = None,
 ) -> WrittenReview:
     """Write the review into ``out_dir`` and return what was written.
 
@@ -121,7 +126,7 @@ def write_review(
     """
     if not force:
         refuse_existing(out_dir)
-    outputs = render_outputs(report, formats, affected_rows)
+    outputs = render_outputs(report, formats, affected_rows, notification_pack)
     manifest = build_manifest(report.inputs, outputs, command, report.generated_at)
     files = {**outputs, MANIFEST_JSON: manifest_bytes(manifest)}  # the manifest last
     if signing is not None:
@@ -163,9 +168,13 @@ def refuse_existing(out_dir: Path) -> None:
 
 
 def render_outputs(
-    report: Report, formats: Sequence[str], affected_rows: Sequence[Mapping[str, Any]] | None
+    report: Report,
+    formats: Sequence[str],
+    affected_rows: Sequence[Mapping[str, Any]] | None,
+    notification_pack: Mapping[str, str] | None = None,
 ) -> dict[str, bytes]:
-    """Return the review's files but the manifest, by name, in the order they are listed."""
+    """Return the review's files but the manifest, by name, in the order they are listed
+    (``notification_pack``: the scope's notification files, under their review names)."""
     json_bytes = report_json_bytes(report)
     outputs: dict[str, bytes] = {}
     if "json" in formats:
@@ -188,6 +197,9 @@ def render_outputs(
         outputs[FINDINGS_XLSX] = register_bytes(report)
     if affected_rows is not None:
         outputs[AFFECTED_CSV] = affected_csv_bytes(affected_rows)
+    from assess.report.notification import notification_files
+
+    outputs.update(notification_files(notification_pack))
     return outputs
 
 

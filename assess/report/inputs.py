@@ -134,8 +134,9 @@ def gather(req: ReportRequest) -> Gathered:
     scope: ScopeView | None = None
     preset: str | None = None
     rows: list[dict[str, Any]] | None = None
+    pack: dict[str, str] | None = None
     if req.logs:
-        scope, preset, rows = load_scope(req, inputs)
+        scope, preset, rows, pack = load_scope(req, inputs)
     if req.review is not None:
         inputs.append(input_record(req.review, "review", req.cwd))
     if req.previous is not None:
@@ -156,6 +157,7 @@ def gather(req: ReportRequest) -> Gathered:
         review_name=display_path(req.review, req.cwd) if req.review is not None else None,
         previous=previous,
         questions=questions_of(answers, score),
+        notification_pack=pack,
     )
     return Gathered(sources=sources, affected_rows=rows)
 

@@ -152,7 +152,9 @@ def _shown_sources(doc: Any, cwd: Path) -> Any:
 
 def load_scope(
     req: ReportRequest, inputs: list[ReportInput]
-) -> tuple[ScopeView, str | None, list[dict[str, Any]]]:
+) -> tuple[ScopeView, str | None, list[dict[str, Any]], dict[str, str] | None]:
+    """The scope view, its preset, the affected-requests rows and the notification pack (None
+    from a scope JSON: it holds no per-request rows)."""
     paths = [Path(p) for p in req.logs]
     if len(paths) == 1 and document_kind(paths[0]) == "assess.scope":
         view, raw = load_view(paths[0], ScopeView, "assess.scope", "--logs")
@@ -169,7 +171,7 @@ def load_scope(
             record = record.model_copy(update=update)
         inputs.append(record)
         preset = raw.get("preset") if isinstance(raw.get("preset"), str) else None
-        return view, preset, affected_rows(view)
+        return view, preset, affected_rows(view), None
     from assess.report.adapters import run_scope
     from assess.scope.api import DEFAULT_INCIDENT
 
@@ -178,7 +180,7 @@ def load_scope(
     inputs.extend(_log_inputs(run.files, run.document.get("inputs", []), req.cwd))
     view = ScopeView.model_validate(run.document)
     preset = run.document.get("preset")
-    return view, preset if isinstance(preset, str) else None, run.rows
+    return view, preset if isinstance(preset, str) else None, run.rows, run.pack
 
 
 def _log_inputs(files: Sequence[Path], read: list[Any], cwd: Path) -> list[ReportInput]:

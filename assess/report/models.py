@@ -289,6 +289,19 @@ class NotAssessed(Model):
     reason: str
 
 
+class NotificationAppendix(Model):
+    """The notification appendix: `assess scope --notification-pack` of the same run."""
+
+    available: bool
+    why_not: str | None = None
+    accounts: list[dict[str, Any]] = Field(
+        default_factory=list, description="accounts.csv of the pack, as rows"
+    )
+    method: dict[str, Any] = Field(default_factory=dict, description="The method statement")
+    files: list[str] = Field(default_factory=list, description="The pack's files in the review")
+    note: str
+
+
 class Report(Model):
     """The vendor review: the machine-readable twin of report.html / report.pdf."""
 
@@ -327,6 +340,9 @@ class Report(Model):
     )
     controls_in_place: list[InPlaceView] = Field(
         default_factory=list, description="The score's controls in place, beside the findings"
+    )
+    notification: NotificationAppendix | None = Field(
+        default=None, description="With --logs: the notification appendix (issue 42)"
     )
 
 

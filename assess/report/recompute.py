@@ -11,10 +11,10 @@ naming the input. Without the request logs (or the earlier review) the score alo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assess.kernel.errors import AssessError
 from assess.report.bundle import bundle_file, resolve_input, unsafe_reason
@@ -28,6 +28,9 @@ from assess.report.files import (
 )
 from assess.report.models import Manifest, Report
 from assess.report.verify_model import Check
+
+if TYPE_CHECKING:
+    from assess.report.api import Review
 
 #: The outputs rendered again, by the format that writes them.
 RERENDERED = {
@@ -163,11 +166,13 @@ def recompute_checks(folder: Path, manifest: Manifest, report: Report, base: Pat
         why = _cannot(f"{', '.join(missing_whole)} not present under {base}")
         return [*checks, _not_rendered(why)]
     checks += section_checks(report, again.report)
-    checks += _unlisted(rec, manifest, again.affected_rows is not None)
-    return checks + _rerendered(folder, manifest, again.report, again.affected_rows)
+    checks += _unlisted(rec, manifest, again.affected_rows is not None, again.notification_pack)
+    return checks + _rerendered(folder, manifest, again)
 
 
-def _unlisted(rec: Recorded, manifest: Manifest, has_csv: bool) -> list[Check]:
+def _unlisted(
+    rec: Recorded, manifest: Manifest, has_csv: bool, pack: Mapping[str, str] | None
+) -> list[Check]:
     """Return a difference per file the recorded command writes that the manifest does not list
     (a file deleted with its manifest entry)."""
     if rec.formats is None:
@@ -178,7 +183,10 @@ def _unlisted(rec: Recorded, manifest: Manifest, has_csv: bool) -> list[Check]:
         wanted = set(parse_formats(rec.formats))
     except AssessError:
         wanted = set(FORMATS)
+    from assess.report.notification import notification_files
+
     names = [n for n, fmt in RERENDERED.items() if fmt in wanted] + ([AFFECTED_CSV] * has_csv)
+    names += list(notification_files(pack))
     listed = {e.path for e in manifest.outputs}
     return [
         Check(
@@ -250,6 +258,13 @@ def score_compare(report: Report, again: Report) -> Check:
     )
 
 
+def _accounts(report: Report) -> str:
+    n = report.notification
+    if n is None:
+        return "none (no logs)"
+    return f"{len(n.accounts)} account(s)" if n.available else "not available"
+
+
 def section_checks(report: Report, again: Report) -> list[Check]:
     """Return the exposure, governance and plan of ``report`` against the recomputed ones."""
     exp, exp2 = report.exposure, again.exposure
@@ -261,6 +276,12 @@ def section_checks(report: Report, again: Report) -> list[Check]:
             report.governance == again.governance,
             f"status {again.governance.status}, decision {again.governance.decision or '-'}",
             f"status {report.governance.status}, decision {report.governance.decision or '-'}",
+        ),
+        (
+            "notification appendix recomputed from the logs",
+            report.notification == again.notification,
+            _accounts(again),
+            _accounts(report),
         ),
         (
             "plan recomputed from the review file",
@@ -277,14 +298,13 @@ def section_checks(report: Report, again: Report) -> list[Check]:
     ]
 
 
-def _rerendered(
-    folder: Path, manifest: Manifest, again: Report, rows: list[dict[str, Any]] | None
-) -> list[Check]:
+def _rerendered(folder: Path, manifest: Manifest, review: Review) -> list[Check]:
     from assess.report.files import render_outputs
 
     listed = [e.path for e in manifest.outputs]
     formats = [RERENDERED[n] for n in listed if n in RERENDERED]
-    fresh = render_outputs(again, formats, rows if AFFECTED_CSV in listed else None)
+    rows = review.affected_rows if AFFECTED_CSV in listed else None
+    fresh = render_outputs(review.report, formats, rows, review.notification_pack)
     checks = []
     for name in listed:
         what = f"output {name} re-rendered"

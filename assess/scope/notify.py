@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from assess.kernel.csvfile import dict_csv_text
@@ -137,7 +137,7 @@ def method_statement(result: ScopeResult) -> dict[str, Any]:
         "advisory_published": f.advisory_published,
         "filter_is_the_advisorys": f.advisory_filter,
         "models": f.model_names,
-        "window": [f.since, f.until],
+        "window": [_stamp(f.since), _stamp(f.until)],
         "trigger_prompt_tokens_gt": f.min_prompt_tokens,
         "platforms": [p.name for p in f.platforms],
         "verdicts": b.by_verdict,
@@ -150,6 +150,9 @@ def method_statement(result: ScopeResult) -> dict[str, Any]:
         "range": estimate.formula if estimate else "not computed (no --platform-requests)",
         "assumptions": [a.model_dump() for a in estimate.assumptions] if estimate else [],
         "foreign_data_not_detected": result.candidate_foreign_data.not_detected,
+        "own_prompts_in_over_length_responses": (
+            f"{own.status}: {own.why}" if (own := result.own_overlap) is not None else None
+        ),
     }
 
 
@@ -159,6 +162,9 @@ def _method_text(method: dict[str, Any]) -> str:
         if key == "assumptions":
             lines.append("- assumptions:")
             lines.extend(f"  - {a['assumption']} (biases {a['bias']})" for a in value)
-        else:
-            lines.append(f"- {key.replace('_', ' ')}: {value}")
+        else:  # JSON, not Python's repr: a reader's tools parse it
+            shown = value if isinstance(value, str) else json.dumps(value, default=str)
+            if isinstance(value, date):
+                shown = value.isoformat()
+            lines.append(f"- {key.replace('_', ' ')}: {shown}")
     return "\n".join(lines) + "\n"

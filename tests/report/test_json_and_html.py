@@ -146,6 +146,7 @@ def test_html_is_valid_html5(fast_review: Path) -> None:
         "deployment",
         "method",
         "detail",
+        "notification",
         "appendix",
         "answers",
     ]

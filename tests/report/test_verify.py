@@ -23,7 +23,16 @@ INPUTS = {
     "sglang-prefill.log": SAMPLES / "serverlogs" / "sglang-prefill.log",
     "sglang-decode.log": SAMPLES / "serverlogs" / "sglang-decode.log",
 }
-OUTPUTS = ["affected-requests.csv", "report.html", "report.json", "report.pdf"]
+OUTPUTS = [
+    "affected-requests.csv",
+    "notification-accounts.csv",
+    "notification-method.md",
+    "notification-pack.json",
+    "notification-requests.csv",
+    "report.html",
+    "report.json",
+    "report.pdf",
+]
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +75,13 @@ def test_a_fresh_unsigned_review_agrees_but_is_not_proven(made: Path) -> None:
     last = result.output.rstrip().splitlines()[-1]
     assert "every check holds" not in last
     assert "not proven: the files agree with manifest.json, but that proves nothing" in last
-    assert "The bundle is unsigned" in last and last.endswith("(21 checks)")
+    assert "The bundle is unsigned" in last and last.endswith("(30 checks)")
     for name in OUTPUTS:  # rebuilt from the inputs and rendered again: the same bytes
         assert f"ok      output {name} re-rendered: byte for byte as written" in result.output
     assert "ok      exposure recomputed from the logs: 5 received as stated" in result.output
+    assert (
+        "ok      notification appendix recomputed from the logs: 4 account(s) as stated"
+    ) in result.output
 
 
 def test_the_flip_tests_cover_every_listed_file(made: Path) -> None:
@@ -116,6 +128,29 @@ def test_a_score_edited_with_matching_hashes_is_caught(made: Path, tmp_path: Pat
         "DIFFERS score recomputed from the inputs: score 35, tier medium, points 176 stated; "
         "recomputed 100, critical, 176"
     ) in result.output
+
+
+def test_a_notification_file_edited_with_matching_hashes_is_caught(
+    made: Path, tmp_path: Path
+) -> None:
+    """An account dropped from the notification CSV, the manifest re-hashed: re-rendering the
+    pack from the logs gives other bytes."""
+    import hashlib
+
+    root = copy_of(made, tmp_path / "copy")
+    review = root / "review"
+    path = review / "notification-accounts.csv"
+    data = b"".join(path.read_bytes().splitlines(keepends=True)[:-1])
+    path.write_bytes(data)
+    manifest = json.loads((review / "manifest.json").read_text())
+    for entry in manifest["outputs"]:
+        if entry["path"] == path.name:
+            entry["sha256"], entry["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
+    (review / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    result = verify(root)
+    assert result.exit_code == 1, result.output
+    assert "ok      output notification-accounts.csv: sha256" in result.output
+    assert "DIFFERS output notification-accounts.csv re-rendered" in result.output
 
 
 def test_a_missing_input_is_cannot_check_never_differs(made: Path, tmp_path: Path) -> None:
