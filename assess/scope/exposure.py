@@ -90,6 +90,9 @@ def platform_of(rows: pa.Table, scope: ScopeFilter) -> Any:
     if not scope.platforms:
         return pa.array([ON] * count, TEXT)
     model, provider = _text(rows.column("model")), _text(rows.column("provider"))
+    if scope.provider_no_evidence:  # the preset's client-protocol or gateway names: no provider
+        vague = pc.is_in(provider, value_set=pa.array(scope.provider_no_evidence, TEXT))
+        provider = pc.if_else(pc.fill_null(vague, False), pa.scalar(None, TEXT), provider)
     endpoint = _text(rows.column("endpoint"))
     prefixes = [p for x in scope.platforms for p in x.model_prefixes]
     providers = [p for x in scope.platforms for p in x.providers]

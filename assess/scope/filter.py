@@ -101,5 +101,6 @@ def with_preset(scope: ScopeFilter, preset: Preset, served_by: str | None = None
         update={
             "serving_platform": served_by or preset.platform,
             "native_counts": bool(preset.fields.get("prompt_tokens_native")),
+            "provider_no_evidence": [v.strip().lower() for v in preset.provider_no_evidence],
         }
     )

@@ -98,6 +98,10 @@ class ScopeFilter(Model):
     native_counts: bool = Field(
         default=False, description="The preset tells a native prompt count from a fallback one"
     )
+    provider_no_evidence: list[str] = Field(
+        default_factory=list,
+        description="The preset's provider values that do not tell who served a request",
+    )
     advisory_filter: bool = Field(
         default=False,
         description="Models, window and trigger are all the advisory's (its figures apply)",

@@ -481,6 +481,10 @@ def portkey() -> None:
             "created_at": at(when, n).strftime("%Y-%m-%d %H:%M:%S"),  # no zone: UTC
             "ai_org": "openai" if kind == "other" else "zhipu",
             "ai_model": models[kind],
+            # request_url: "Final provider API URL" (the export's columns, portkey preset)
+            "request_url": "https://api.openai.com/v1/chat/completions"
+            if kind == "other"
+            else "https://open.bigmodel.cn/api/paas/v4/chat/completions",
             "res_units": 220,
             "cost": 41.0,
             "cost_currency": "USD",

@@ -164,6 +164,12 @@ class Preset(Model):
         description="Optional: the platform every record of this export was served by "
         "(Bedrock's own logs: aws-bedrock), for rows with no provider field",
     )
+    provider_no_evidence: list[str] = Field(
+        default_factory=list,
+        description="Optional: provider values that do not tell who served the request (the "
+        "client's API protocol, e.g. 'openai' for any OpenAI-compatible endpoint, or a "
+        "gateway): such a row's platform is told by its endpoint or not at all",
+    )
     priority: int = Field(
         default=0, description="Optional: breaks --preset auto ties (higher wins)"
     )
