@@ -136,16 +136,8 @@ def run_report(
         done = review(replace(req, progress=progress))
     report = done.report
     with _writing_progress(formats, out):
-        written = write_review(
-            report,
-            out,
-            formats,
-            command_line(req, formats),
-            done.affected_rows,
-            signing,
-            force,
-            done.notification_pack,
-        )
+        args = (done.affected_rows, signing, force, done.notification_pack)
+        written = write_review(report, out, formats, command_line(req, formats), *args)
     counts = ", ".join(f"{n} {s}" for s, n in report.scoring.severity_counts.items() if n)
     uncounted = [f for f in report.findings if not f.counted]
     if uncounted:  # listed in the review, resting on evidence the scoring left out

@@ -98,10 +98,8 @@ class ScopeFilter(Model):
     native_counts: bool = Field(
         default=False, description="The preset tells a native prompt count from a fallback one"
     )
-    provider_no_evidence: list[str] = Field(
-        default_factory=list,
-        description="The preset's provider values that do not tell who served a request",
-    )
+    #: The preset's provider values that do not tell who served a request.
+    provider_no_evidence: list[str] = Field(default_factory=list)
     advisory_filter: bool = Field(
         default=False,
         description="Models, window and trigger are all the advisory's (its figures apply)",
@@ -372,9 +370,7 @@ class ScopeResult(Model):
     possibly_affected: PossiblyAffected
     disclosed: Disclosed
     candidate_foreign_data: ForeignData
-    own_overlap: OwnOverlap | None = Field(
-        default=None, description="Over-trigger responses matched against our earlier prompts"
-    )
+    own_overlap: OwnOverlap | None = None  # over-length responses vs our earlier prompts
     skipped: list[SkippedRecord]
     skipped_listed: int = Field(description="How many skipped records are listed (first N)")
     exit_code: int

@@ -60,10 +60,6 @@ LIMITS = (
 )
 
 
-def _count_cut(texts: Any) -> int:
-    return int(pc.sum(pc.greater(pc.utf8_length(texts), MAX_TEXT_CHARS)).as_py() or 0)
-
-
 def _word_hashes(words: list[str]) -> np.ndarray:
     out = np.empty(len(words), np.uint64)
     for i, word in enumerate(words):
@@ -76,7 +72,7 @@ def fingerprints(texts: Any) -> tuple[np.ndarray, np.ndarray, int]:
     (hashes, the index of the text each belongs to, texts cut at ``MAX_TEXT_CHARS``), unique
     per text, by text then hash."""
     texts = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
-    cut = _count_cut(texts)
+    cut = int(pc.sum(pc.greater(pc.utf8_length(texts), MAX_TEXT_CHARS)).as_py() or 0)
     lowered = pc.utf8_lower(pc.utf8_slice_codeunits(texts, 0, MAX_TEXT_CHARS))
     spaced = lowered
     if pc.any(pc.match_substring_regex(lowered, _CJK)).as_py():  # a pass only where needed
@@ -190,14 +186,9 @@ class _Side:
     def joined(self) -> tuple[pa.Table, np.ndarray, np.ndarray]:
         """(rows with a global ``text`` index, hashes, the text of each hash) over every part."""
         if not self.rows:
-            empty = pa.table(
-                {
-                    "timestamp": pa.array([], pa.int64()),
-                    "request_id": pa.array([], pa.large_string()),
-                    "account_id": pa.array([], pa.large_string()),
-                    "text": pa.array([], pa.int64()),
-                }
-            )
+            kinds = (pa.int64(), pa.large_string(), pa.large_string(), pa.int64())
+            columns = ("timestamp", "request_id", "account_id", "text")
+            empty = pa.table({n: pa.array([], k) for n, k in zip(columns, kinds, strict=True)})
             return empty, np.empty(0, np.uint64), np.empty(0, np.int64)
         offsets = np.cumsum([0, *self.texts[:-1]]).tolist()
         rows = pa.concat_tables(
