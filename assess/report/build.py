@@ -29,6 +29,7 @@ from assess.report.models import (
     DeployView,
     Exposure,
     NotAssessed,
+    NotificationAppendix,
     Probes,
     ProbeView,
     Report,
@@ -145,10 +146,14 @@ def build_report(
         coverage=score.coverage.share if score.coverage is not None else None,
         questions_to_send=score.questions_to_send,
         controls_in_place=score.controls_in_place,
-        notification=notification_appendix(
-            sources.notification_pack, sources.scope is not None, include_prompts
-        ),
+        notification=_notification(sources, include_prompts),
     )
+
+
+def _notification(sources: ReportSources, include_prompts: bool) -> NotificationAppendix | None:
+    """The notification appendix: the scope's pack of the same run (None without logs)."""
+    scoped = sources.scope is not None
+    return notification_appendix(sources.notification_pack, scoped, include_prompts)
 
 
 def _evidence(
