@@ -318,8 +318,8 @@ def read_spreadsheet(path: Path | str, bank: Questionnaire) -> AnswerSet:
             given = cells.get("value")
             meta[qid] = given.strip() if isinstance(given, str) else given
             continue
-        if _blank(cells.get("value")) and _blank(cells.get("evidence")):
-            continue  # not answered: unknown
+        if all(_blank(cells.get(k)) for k in ("value", "evidence", *OPTIONAL_COLUMNS)):
+            continue  # not answered: unknown (a row with only per/conflicts/date is read)
         entry = {"value": cells.get("value")}
         if not _blank(cells.get("evidence")):
             entry["evidence"] = str(cells["evidence"]).strip().lower()
