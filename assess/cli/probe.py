@@ -125,7 +125,9 @@ _SAMPLES = typer.Option(25, "--samples", help="Cache mode: hit and miss trials p
 _PROMPT = typer.Option(1100, "--prompt-tokens", help="Cache mode: words (tokens) per prompt.")
 _FRACTION = typer.Option(0.95, "--shared-fraction", help="Cache mode: prefix shared by a hit.")
 _PRIMES = typer.Option(1, "--primes", help="Cache mode: victim requests priming each hit.")
-_SEED = typer.Option(0, "--seed", help="Cache mode: seed of trial order and prompts.")
+_SEED = typer.Option(
+    None, "--seed", help="Cache mode: seed of trial order and prompts (default: fresh per run)."
+)
 _ALPHA = typer.Option(1e-8, "--alpha", help="Cache mode: KS p-value that shows caching.")
 _JSON = typer.Option(None, "--json", help="Write the evidence JSON here ('-' for stdout).")
 _JUNIT = typer.Option(None, "--junit", help="Write JUnit XML here.")
@@ -158,7 +160,7 @@ def probe_cmd(
     junit_out: str | None = _JUNIT, mode: str = _MODE,
     same_org_api_key_env: str | None = _SAME_ORG, samples: int = _SAMPLES,
     prompt_tokens: int = _PROMPT, shared_fraction: float = _FRACTION, primes: int = _PRIMES,
-    seed: int = _SEED, alpha: float = _ALPHA,
+    seed: int | None = _SEED, alpha: float = _ALPHA,
 ) -> None:  # fmt: skip
     """Plant canary markers as account A, probe as account B, scan every response.
 
@@ -179,8 +181,9 @@ def probe_cmd(
 
     check_mode(mode)
     if mode == "cache":
-        from assess.probe.cache import CacheConfig
+        from assess.probe.cache import CacheConfig, run_seed
 
+        seed = run_seed(seed)
         cache = CacheConfig(base_url, model, samples, prompt_tokens, shared_fraction, primes,
                             seed, alpha, stream != "off", timeout, max_retries, max_errors,
                             transport)  # fmt: skip

@@ -20,15 +20,19 @@ from __future__ import annotations
 
 import json
 import random
+import secrets
 import statistics
 from dataclasses import dataclass, field
 
 from assess.probe.cache_models import CacheErrorRecord, LevelName, LevelResult
 from assess.probe.config import CostEstimate, ProbeAccount
-from assess.probe.ks import ks_less_than, samples_needed
+from assess.probe.ks import ks_less_than, samples_needed, smallest_reachable_p
 from assess.probe.transport.interface import ChatRequest, ChatResponse, Transport, TransportError
 
 DEFAULT_ALPHA = 1e-8
+# Misses are fresh random prompts: a share of them reporting cached tokens above this means the
+# misses were already cached (e.g. a repeated seed), so the hit/miss comparison is invalid.
+MAX_CACHED_MISS_SHARE = 0.1
 
 # Common English words, each a single token in GPT-2/cl100k/o200k/Llama-style vocabularies when
 # preceded by a space (checked against tiktoken's cl100k_base and o200k_base).
@@ -78,6 +82,11 @@ class Level:
     name: LevelName
     victim: ProbeAccount
     attacker: ProbeAccount
+
+
+def run_seed(seed: int | None) -> int:
+    """Return ``seed``, or a fresh one: a repeated seed sends prompts each key already cached."""
+    return secrets.randbits(32) if seed is None else seed
 
 
 def random_prompt(rng: random.Random, words: int) -> list[str]:
@@ -162,12 +171,13 @@ class CacheRun:
                 self._trial(rng, level, arm)
             except TransportError as exc:
                 self.errors.append(CacheErrorRecord(
-                    level=level.name, arm=arm, kind=exc.kind, message=exc.message))  # fmt: skip
+                    level=level.name, arm=arm, kind=exc.kind, status=exc.status,
+                    message=exc.message))  # fmt: skip
                 if exc.fatal:
                     self.fatal = exc
                     return False
-                if len(self.errors) >= self.config.max_errors:
-                    return False
+            if len(self.errors) >= self.config.max_errors:
+                return False
         return True
 
     def _send(self, account: ProbeAccount, prompt: str) -> ChatResponse:
@@ -175,18 +185,32 @@ class CacheRun:
         request = ChatRequest(self.config.model, prompt, self.config.stream, 1)
         return self.transports[account.label].chat(request)
 
+    def _valid(self, level: Level, arm: str, resp: ChatResponse) -> bool:
+        """Only a 2xx answer (a parsed completion) is a timing sample; others are errors."""
+        if 200 <= resp.status < 300:
+            return True
+        self.errors.append(CacheErrorRecord(
+            level=level.name, arm=arm, kind="rejected", status=resp.status,
+            message=f"HTTP {resp.status} answer: not a timing sample"))  # fmt: skip
+        return False
+
     def _trial(self, rng: random.Random, level: Level, arm: str) -> None:
         arms = self.arms[level.name]
         if arm == "hit":
             victim, attacker = hit_pair(rng, self.config)
             for _ in range(self.config.primes):
-                self._send(level.victim, victim)
+                if not self._valid(level, "prime", self._send(level.victim, victim)):
+                    return
             resp = self._send(level.attacker, attacker)
+            if not self._valid(level, arm, resp):
+                return
             arms.hit_ms.append(resp.latency_ms)
             arms.hit_ttft.append(resp.ttft_ms)
             arms.hit_cached.append(cached_tokens(resp))
             return
         resp = self._send(level.attacker, " ".join(random_prompt(rng, self.config.prompt_tokens)))
+        if not self._valid(level, arm, resp):
+            return
         arms.miss_ms.append(resp.latency_ms)
         arms.miss_ttft.append(resp.ttft_ms)
         arms.miss_cached.append(cached_tokens(resp))
@@ -203,6 +227,20 @@ def _power_note(d: float | None, p: float | None, n: int, m: int, alpha: float) 
     return (f"an effect of D+ = {d:.2f} needs about {need} samples per arm to reach "
             f"p < {alpha:g} (asymptotic estimate, the exact test may need fewer); this level "
             f"had {n} hits and {m} misses ({state})")  # fmt: skip
+
+
+def invalid_reason(arms: Arms, alpha: float) -> str | None:
+    """Return why a level's comparison cannot be trusted, or None (the positive-control check)."""
+    n, m = len(arms.hit_ms), len(arms.miss_ms)
+    if not n or not m or smallest_reachable_p(n, m) >= alpha:
+        return f"only {n} valid hits and {m} valid misses: too few to reach p < {alpha:g}"
+    cached = sum(1 for c in arms.miss_cached if (c or 0) > 0)
+    if cached > MAX_CACHED_MISS_SHARE * m:
+        return (
+            f"{cached} of {m} misses (fresh prompts) reported cached tokens: the misses were "
+            "already cached (a repeated --seed?), so hits and misses cannot be compared"
+        )
+    return None
 
 
 def summarise_level(level: Level, arms: Arms, alpha: float) -> LevelResult:
@@ -232,4 +270,5 @@ def summarise_level(level: Level, arms: Arms, alpha: float) -> LevelResult:
         ttft_ks_statistic=ttft.statistic if ttft else None, ttft_p_value=ttft_p,
         caching_visible=seen or any(x is not None and x < alpha for x in (p, ttft_p)),
         power_note=_power_note(d, p, len(hits), len(misses), alpha),
+        inconclusive_reason=invalid_reason(arms, alpha),
     )  # fmt: skip

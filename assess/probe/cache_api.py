@@ -96,7 +96,7 @@ def cache_setup(
 def verdict_of(levels: list[LevelResult], complete: bool) -> tuple[CacheVerdict, str]:
     """Return the verdict and a one-line summary: sharing wins; a clean result needs the
     same-account positive control to show caching and the run to have finished."""
-    seen = {lv.level: lv.caching_visible for lv in levels}
+    seen = {lv.level: lv.caching_visible and not lv.inconclusive_reason for lv in levels}
     if seen.get("other-organisation"):
         return "shared-across-organisations", (
             "SHARED: another organisation's requests reuse this account's cached prompt prefix"
@@ -104,6 +104,11 @@ def verdict_of(levels: list[LevelResult], complete: bool) -> tuple[CacheVerdict,
     if seen.get("same-organisation"):
         return "shared-within-organisation", (
             "SHARED: a second key of the same organisation reuses this key's cached prefix"
+        )
+    invalid = [lv for lv in levels if lv.inconclusive_reason]
+    if invalid:
+        return "inconclusive", (
+            f"INCONCLUSIVE: level {invalid[0].level}: {invalid[0].inconclusive_reason}"
         )
     if not complete:
         return "inconclusive", "INCONCLUSIVE: the run stopped early without finding sharing"
@@ -147,6 +152,9 @@ def run_cache_probe(config: CacheConfig, levels: list[Level]) -> CacheProbeResul
         for transport in transports.values():
             transport.close()
     results = [summarise_level(lv, runner.arms[lv.name], config.alpha) for lv in levels]
+    complete = complete and not any(
+        lv.inconclusive_reason and lv.inconclusive_reason.startswith("only ") for lv in results
+    )
     verdict, summary = verdict_of(results, complete)
     roles = {"A": "primes every level; measures the same-account level",
              "A2": "a second key of A's organisation", "B": "another organisation"}  # fmt: skip

@@ -75,6 +75,11 @@ class LevelResult(Model):
     cached_tokens_seen: bool = Field(description="some hit reported cached_tokens > 0")
     caching_visible: bool
     power_note: str
+    inconclusive_reason: str | None = Field(
+        default=None,
+        description="why this level's comparison is invalid (too few valid samples, or its "
+        "misses show caching); null when valid",
+    )
 
 
 class CacheErrorRecord(Model):
@@ -83,6 +88,7 @@ class CacheErrorRecord(Model):
     level: LevelName
     arm: str
     kind: str
+    status: int | None = Field(default=None, description="HTTP status, when one came back")
     message: str
 
 
