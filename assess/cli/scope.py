@@ -66,6 +66,7 @@ def render(result: ScopeResult, console: Console) -> None:
         f"[bold]scope[/bold] {f.advisory_id or '(ad hoc)'}: models {', '.join(f.model_names)}, "
         f"{f.since.isoformat()} .. {f.until.isoformat()} (inclusive), "
         f"prompt tokens > {f.min_prompt_tokens:,}; preset {result.preset}"
+        + (f"; served by {f.serving_platform}" if f.serving_platform else "")
     )
     table = Table("count", "records", title="Records")
     for key, value in c.model_dump().items():

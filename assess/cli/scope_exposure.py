@@ -48,6 +48,7 @@ def write_exposure_files(run: ScopeRun, extra: dict[str, Any]) -> None:
     """Write ``--disclosure-csv`` (``extra["disclosure"]``, ``-`` for standard output) and the
     ``--notification-pack`` folder (``extra["pack"]``)."""
     from assess.kernel.atomic import write_text, write_text_or_stdout
+    from assess.kernel.errors import OutputError
     from assess.scope.disclosure import disclosure_csv_text
     from assess.scope.notify import notification_pack
 
@@ -56,7 +57,10 @@ def write_exposure_files(run: ScopeRun, extra: dict[str, Any]) -> None:
         write_text_or_stdout(extra["disclosure"], disclosure_csv_text(sources))
     if extra.get("pack") is not None:
         folder = Path(extra["pack"])
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # an existing file, no permission: one line, exit 2
+            raise OutputError(f"{folder}: write failed ({exc.strerror or exc})") from exc
         for name, text in notification_pack(run.result, run.affected_rows(), sources).items():
             write_text(folder / name, text)
 

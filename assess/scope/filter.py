@@ -93,13 +93,65 @@ def end_of_day(day: datetime) -> datetime:
     return datetime.combine(day.date(), time(23, 59, 59, 999_999), tzinfo=UTC)
 
 
+#: Platforms other than an advisory's that ``--served-by`` may name, each with its spellings
+#: (compared after :func:`_spelling`): the presets' own platforms first.
+OTHER_PLATFORMS: dict[str, tuple[str, ...]] = {
+    "aws-bedrock": ("bedrock", "amazon-bedrock"),
+    "azure-openai": ("azure", "azure-ai"),
+    "openai": (),
+    "anthropic": (),
+    "google-vertex": ("vertex", "vertex-ai", "gemini", "google"),
+    "z.ai": ("zai", "zhipu", "zhipuai"),
+    "together": ("together-ai", "togetherai"),
+    "fireworks": ("fireworks-ai",),
+    "groq": (),
+    "deepinfra": (),
+    "mistral": (),
+    "self-hosted": ("local", "on-prem"),
+}
+
+
+def _spelling(value: str) -> str:
+    """Lower case, ``_`` and spaces as ``-`` (``Workers AI``, ``workers_ai``: ``workers-ai``)."""
+    return "-".join(value.strip().lower().replace("_", " ").replace("-", " ").split())
+
+
+def served_by_platform(scope: ScopeFilter, served_by: str) -> str:
+    """Return the platform id ``--served-by`` names: a provider value of the advisory's platform
+    (its name or any spelling of a provider it lists), or one of :data:`OTHER_PLATFORMS`.
+
+    Raises:
+        UsageError: naming the known platforms when ``served_by`` names none (a typo must not
+            turn rows into "served elsewhere").
+    """
+    wanted = _spelling(served_by)
+    known: dict[str, str] = {}
+    for platform in scope.platforms:
+        first = platform.providers[0] if platform.providers else _spelling(platform.name)
+        for alias in (platform.name, *platform.providers):
+            known.setdefault(_spelling(alias), first)
+    for other, aliases in OTHER_PLATFORMS.items():
+        for alias in (other, *aliases):
+            known.setdefault(_spelling(alias), other)
+    if wanted in known:
+        return known[wanted]
+    names = sorted({*known.values()})
+    raise UsageError(
+        f"--served-by {served_by!r} names no platform this tool knows; known: {', '.join(names)}",
+        "Give one of these names (case, '_' and spaces do not matter); a platform not listed "
+        "cannot be stated, so leave --served-by out: those rows stay possibly affected.",
+    )
+
+
 def with_preset(scope: ScopeFilter, preset: Preset, served_by: str | None = None) -> ScopeFilter:
     """Return ``scope`` with what the preset tells about its rows: the platform that serves
-    every record of its export (``served_by``, the user's statement, first; else the preset's),
-    and whether it gives a native prompt count beside the fallback one."""
+    every record of its export (``served_by``, the user's statement checked by
+    :func:`served_by_platform`, first; else the preset's), and whether it gives a native prompt
+    count beside the fallback one."""
+    stated = served_by_platform(scope, served_by) if served_by and scope.platforms else served_by
     return scope.model_copy(
         update={
-            "serving_platform": served_by or preset.platform,
+            "serving_platform": stated or preset.platform,
             "native_counts": bool(preset.fields.get("prompt_tokens_native")),
             "provider_no_evidence": [v.strip().lower() for v in preset.provider_no_evidence],
         }
