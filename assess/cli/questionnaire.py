@@ -46,6 +46,15 @@ def answers_yaml(answers: AnswerSet) -> str:
     return head + yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=100)
 
 
+def _refuse_existing(out: str, force: bool) -> None:
+    """Refuse to overwrite ``out`` (it may be a filled-in answers file or sheet) unless forced."""
+    if out != "-" and Path(out).exists() and not force:
+        raise UsageError(
+            f"{out}: already exists (it may hold a vendor's answers)",
+            "Choose another --out, or add --force to overwrite it.",
+        )
+
+
 def new_cmd(
     out: str = typer.Option(..., "--out", "-o", help="Answers file to write ('-': stdout)."),
     vendor: str = typer.Option("Vendor name", "--vendor", help="Vendor name to fill in."),
@@ -67,11 +76,7 @@ def new_cmd(
         day = dt.date.fromisoformat(date) if date else dt.datetime.now(dt.UTC).date()
     except ValueError:
         raise UsageError(f"--date: '{date}' is not a date", "Use YYYY-MM-DD.") from None
-    if out != "-" and Path(out).exists() and not force:
-        raise UsageError(
-            f"{out}: already exists (it may hold a vendor's answers)",
-            "Choose another --out, or add --force to overwrite it.",
-        )
+    _refuse_existing(out, force)
     bank = load_questionnaire(questionnaire)
     write_text_or_stdout(out, answers_template(bank, vendor, day))
 
@@ -83,6 +88,7 @@ def export_cmd(
         None, "--answers", help="Pre-fill the sheet with these answers."
     ),
     questionnaire: str | None = typer.Option(None, "--questionnaire", help=_Q_HELP),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
 ) -> None:
     """Write the questionnaire as a spreadsheet to send to a vendor.
 
@@ -93,6 +99,7 @@ def export_cmd(
     from assess.vendor.bank import load_questionnaire
     from assess.vendor.sheet_write import to_csv, to_xlsx
 
+    _refuse_existing(out, force)
     if answers is not None:
         bank, given = load_answers_and_bank(answers, questionnaire)
     else:

@@ -75,3 +75,19 @@ def test_a_bad_cell_in_a_row_without_value_is_named(
     result = run_cli("questionnaire", "import", str(sheet))
     assert result.exit_code == 2
     assert f"q.csv: row {row}: {QID}: {expected}" in result.stderr
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_export_never_overwrites_a_sheet_without_force(
+    run_cli: Run, tmp_path: Path, fmt: str
+) -> None:
+    """Like ``new``: an existing file may be a vendor's filled-in sheet (review defect 2)."""
+    sheet = tmp_path / f"q.{fmt}"
+    sheet.write_bytes(b"filled in by the vendor\n")
+    refused = run_cli("questionnaire", "export", "--format", fmt, "--out", str(sheet))
+    assert refused.exit_code == 2
+    assert "already exists" in refused.stderr and "--force" in refused.stderr
+    assert sheet.read_bytes() == b"filled in by the vendor\n"
+    forced = run_cli("questionnaire", "export", "--format", fmt, "--out", str(sheet), "--force")
+    assert forced.exit_code == 0
+    assert sheet.read_bytes() != b"filled in by the vendor\n"
