@@ -79,6 +79,12 @@ def cache_setup(
     keys = {a.api_key: "--api-key-env"}
     if same_org_env:
         key = key_from_env(same_org_env, "--same-org-api-key-env", "A2")
+        if key == a.api_key:
+            raise UsageError(
+                f"--same-org-api-key-env: {same_org_env} holds the same key as --api-key-env; "
+                "that is not a second key",
+                "Give another key of A's organisation. Nothing was sent.",
+            )
         a2 = ProbeAccount("A2", same_org_env, key)  # type: ignore[arg-type]
         levels.append(Level("same-organisation", a, a2))
         keys.setdefault(key, "--same-org-api-key-env")

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from assess.kernel.errors import UsageError
 from assess.lab.engine import LabConfig, LabEngine
 from assess.probe.cache import CacheConfig, run_seed
 from assess.probe.cache_api import EXIT_CODES, cache_setup, run_cache_probe
@@ -79,3 +80,11 @@ def test_rejected_answers_are_errors_not_samples(monkeypatch: pytest.MonkeyPatch
 def test_default_seed_is_fresh_per_run_and_explicit_kept() -> None:
     assert len({run_seed(None) for _ in range(5)}) > 1
     assert run_seed(7) == 7 and run_seed(0) == 0
+
+
+def test_same_org_key_equal_to_a_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEST_KEY_A", KEY_A)
+    monkeypatch.setenv("TEST_KEY_B", KEY_B)
+    config = CacheConfig("http://127.0.0.1:9/v1", "lab-glm-5.3", samples=16)
+    with pytest.raises(UsageError, match="same key as --api-key-env"):
+        cache_setup(config, "TEST_KEY_A", "TEST_KEY_B", "TEST_KEY_A")
