@@ -32,8 +32,9 @@ MODELS = json.dumps({"object": "list", "data": [{"id": "lab-glm-5.3"}]}).encode(
 
 
 @contextmanager
-def raw_server(post_reply: bytes) -> Iterator[str]:
-    """Answer GET with the model list and every POST with ``post_reply`` as is, then hang up."""
+def raw_server(post_reply: bytes, hold: bool = False) -> Iterator[str]:
+    """Answer GET with the model list and every POST with ``post_reply`` as is, then hang up
+    (or, with ``hold``, keep the connection open until the server stops: a stalled body)."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)
@@ -64,6 +65,8 @@ def raw_server(post_reply: bytes) -> Iterator[str]:
                 conn.sendall(post_reply)
             except OSError:
                 return
+            if hold:
+                stop.wait()
 
     def accept() -> None:
         while not stop.is_set():
@@ -98,18 +101,50 @@ def _reply(body: bytes, encoding: str | None = None, length: int | None = None) 
 ANSWER = json.dumps({"choices": [{"message": {"content": "noted"}}]}).encode()
 
 
+def _sse_reply(body: bytes, length: int) -> bytes:
+    head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n"
+    return f"{head}Content-Length: {length}\r\n\r\n".encode() + body
+
+
+SSE_PART = b'data: {"choices": [{"delta": {"content": "no"}}]}\n\n'
+
+
 @pytest.mark.parametrize("transport", ["httpx", "openai"])
+@pytest.mark.parametrize(
+    ("stream", "reply", "hold", "kind"),
+    [
+        ("off", _reply(ANSWER[:20], length=len(ANSWER) + 500), False, "protocol"),
+        ("on", _sse_reply(SSE_PART, 500), False, "protocol"),
+        ("both", _sse_reply(SSE_PART, 500), False, "protocol"),
+        ("on", _sse_reply(SSE_PART, 500), True, "timeout"),
+        ("off", _reply(ANSWER[:20], length=len(ANSWER) + 500), True, "timeout"),
+    ],
+)
 def test_a_body_shorter_than_its_content_length_is_a_failed_request(
-    probe: Callable[..., Any], tmp_path: Path, transport: str
+    probe: Callable[..., Any],
+    tmp_path: Path,
+    transport: str,
+    stream: str,
+    reply: bytes,
+    hold: bool,
+    kind: str,
 ) -> None:
+    """Acc36 B1/m3: on --transport openai a short streamed body was a traceback with exit 1 and
+    no --json/--junit, a stalled one likewise, and a short plain body a fatal `connect` error."""
     out, junit = tmp_path / "p.json", tmp_path / "p.xml"
-    with raw_server(_reply(ANSWER[:20], length=len(ANSWER) + 500)) as base:
+    with raw_server(reply, hold=hold) as base:
         result = probe(
             base,
             "--rounds",
             "1",
+            "--probes-per-round",
+            "1",
+            "--timeout",
+            "1",
+            "--max-errors",
+            "2",
             "--stream",
-            "off",
+            stream,
             "--json",
             str(out),
             "--junit",
@@ -119,7 +154,10 @@ def test_a_body_shorter_than_its_content_length_is_a_failed_request(
     assert result.exit_code == 2, result.output
     doc = json.loads(out.read_text())  # the partial results, as the docs promise
     assert doc["complete"] is False and doc["verdict"] == "inconclusive"
-    assert doc["errors"] and doc["errors"][0]["kind"] in ("protocol", "connect")
+    errors = doc["errors"]
+    assert errors and {e["kind"] for e in errors} == {kind}, errors
+    assert not any(e["fatal"] for e in errors)  # the run went on, stopped by --max-errors
+    assert len(errors) > 1
     assert "<testsuite" in junit.read_text()
 
 

@@ -68,6 +68,11 @@ class OpenAITransport(TransportSettings):
     def _connection_error(self, url: str, exc: openai.APIConnectionError) -> TransportError:
         if isinstance(exc, openai.APITimeoutError):
             return TransportError("timeout", f"{url}: no answer within {self.timeout_s:g} s")
+        cause, http = exc.__cause__, _sdk_httpx()
+        if isinstance(cause, http.HTTPError) and not isinstance(cause, http.ConnectError):
+            # the server answered, then the exchange broke (e.g. a body shorter than its
+            # Content-Length): a failed request, as in the httpx transport, not a dead host
+            return _broken(url, cause)
         return TransportError(
             "connect", f"cannot reach {url}: {connect_reason(exc.__cause__ or exc)}", fatal=True
         )
@@ -116,6 +121,8 @@ class OpenAITransport(TransportSettings):
             if isinstance(exc.__cause__, ResponseLimit):
                 raise limit_error(url, exc.__cause__) from None
             raise self._connection_error(url, exc) from exc
+        except _sdk_httpx().HTTPError as exc:  # a streamed body read outside the SDK's wrapping
+            raise _broken(url, exc) from exc
 
     def _send(self, url: str, request: ChatRequest, attempt: int, started: float) -> ChatResponse:
         kwargs: dict[str, Any] = {
@@ -159,6 +166,13 @@ class OpenAITransport(TransportSettings):
             fields, raw, usage = read_sse(lines, url, status, ctype, self.api_key, deadline)
             ttft = round((first[0] - started) * 1000, 1) if first else None
             return fields, raw, usage, status, ttft
+
+
+def _broken(url: str, exc: Exception) -> TransportError:
+    """Classify an error raised while the answer was read, as the httpx transport does."""
+    if isinstance(exc, _sdk_httpx().TimeoutException):
+        return TransportError("timeout", f"{url}: the answer stalled")
+    return TransportError("protocol", f"{url}: the answer broke off ({type(exc).__name__}: {exc})")
 
 
 def _sdk_httpx() -> Any:
