@@ -31,7 +31,7 @@ from typing import Any
 from assess.kernel.errors import UsageError
 from assess.kernel.model_ids import BUILD_SUFFIXES
 from assess.scope.fields import CANONICAL_FIELDS, EXPOSURE_FIELDS, INTEGER_FIELDS
-from assess.scope.filter import threshold, window_ns
+from assess.scope.filter import threshold, window_ns, with_preset
 from assess.scope.logs.presets import Condition, Preset
 from assess.scope.logs.timestamps import OUT_OF_RANGE
 from assess.scope.models import ScopeFilter
@@ -279,10 +279,12 @@ def _nulls() -> str:
 def fingerprint(preset: Preset, scope: ScopeFilter) -> str:
     """Return the fingerprint (16 hex digits) of what the query depends on: not the platform
     binding of :func:`assess.scope.filter.with_preset`, which --from-engine-results applies to
-    the rows read back (--emit-sql, before it, gave a bedrock or new-api result it refused)."""
-    unbound = scope.model_copy(update={"serving_platform": None, "native_counts": False})
+    the rows read back (--emit-sql, before it, gave a bedrock or new-api result it refused).
+    The filter is hashed bound to the preset on both sides (whatever fields the binding sets,
+    one added later included), with the user's --served-by left out."""
+    bound = with_preset(scope, preset).model_copy(update={"serving_platform": None})
     text = json.dumps(
-        {"preset": preset.model_dump(mode="json"), "filter": unbound.model_dump(mode="json")},
+        {"preset": preset.model_dump(mode="json"), "filter": bound.model_dump(mode="json")},
         sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
