@@ -148,6 +148,12 @@ def run_report(
     )
     for item in report.not_assessed:
         typer.echo(f"Not assessed ({item.section}): {item.reason}")
+    if report.exposure.accounts_unknown:  # as `assess scope` says it: no account count at all
+        from assess.kernel.output import stderr_console
+
+        stderr_console().print(
+            f"accounts: NOT ASSESSABLE: {report.exposure.accounts_unknown}", markup=False
+        )
     gov = report.governance
     typer.echo(
         f"Status: {gov.status_text}"

@@ -200,6 +200,18 @@ class Exposure(Model):
     not_assessable: list[str] = Field(
         default_factory=list, description="Why the logs back no verdict (scope's reasons)"
     )
+    accounts_assessment: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The scope's accounts_assessment: verdict not_assessable (with its reason) "
+        "when the accounts could not be told (a side table is missing)",
+    )
+
+    @property
+    def accounts_unknown(self) -> str | None:
+        """Why accounts cannot be told from these logs, or None when they can."""
+        if self.accounts_assessment.get("verdict") != "not_assessable":
+            return None
+        return str(self.accounts_assessment.get("reason") or "a side table is missing")
 
 
 class ProbeRun(Model):

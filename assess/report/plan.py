@@ -168,7 +168,16 @@ def exposure_actions(exposure: Exposure) -> list[_Item]:
                 "high" if exposure.received else "medium",
             )
         )
-    if exposure.received:
+    if exposure.received and exposure.accounts_unknown:
+        actions.append(
+            (
+                "exposure.notify",
+                "Tell the affected accounts once they are known: these logs cannot tell them "
+                f"({exposure.accounts_unknown})",
+                "high",
+            )
+        )
+    elif exposure.received:
         accounts = len(exposure.accounts)
         none = (
             f"; trace the {exposure.unattributed:,} with no account"

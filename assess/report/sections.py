@@ -245,6 +245,7 @@ def exposure_section(
         affected_requests_file=affected_requests_file,
         verdict=scope.verdict,
         not_assessable=[_scrub_reason(r) for r in scope.assessment.get("reasons", [])],
+        accounts_assessment=dict(scope.accounts_assessment),
     )
 
 

@@ -114,9 +114,13 @@ def exposure_sentence(exposure: Exposure) -> str:
         received = (
             f"{plural(exposure.received, 'request')} of ours in the incident window{advisory} "
             f"crossed the trigger: their responses may carry other tenants' data "
-            f"({plural(len(exposure.accounts), 'account')}"
-            + (f", {exposure.unattributed:,} with no account" if exposure.unattributed else "")
-            + ")"
+            + (
+                f"(accounts not assessable from these logs: {exposure.accounts_unknown})"
+                if exposure.accounts_unknown
+                else f"({plural(len(exposure.accounts), 'account')}"
+                + (f", {exposure.unattributed:,} with no account" if exposure.unattributed else "")
+                + ")"
+            )
         )
     unknown = counts.get("unknown_tokens", 0)
     tail = (

@@ -189,6 +189,7 @@ class ScopeView(_View):
     filter: dict[str, Any] = Field(default_factory=dict)
     verdict: str | None = None  # documents of earlier versions have none
     assessment: dict[str, Any] = Field(default_factory=dict)
+    accounts_assessment: dict[str, Any] = Field(default_factory=dict)  # scope's, when it has one
 
 
 #: The ``stats`` object of ``assess.probe``: the same contract view `assess score` reads.
