@@ -91,6 +91,14 @@ def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
     return args
 
 
+def _warn_accounts(why: str | None) -> None:
+    """Say on stderr, as `assess scope` does, that the logs cannot tell accounts (no count)."""
+    if why:
+        from assess.kernel.output import stderr_console
+
+        stderr_console().print(f"accounts: NOT ASSESSABLE: {why}", markup=False)
+
+
 def _warn_glyphs(report: Report) -> None:
     """Name on stderr the characters report.pdf shows as boxes (no installed font covers them)."""
     from assess.report.glyphs import glyph_warning
@@ -148,12 +156,7 @@ def run_report(
     )
     for item in report.not_assessed:
         typer.echo(f"Not assessed ({item.section}): {item.reason}")
-    if report.exposure.accounts_unknown:  # as `assess scope` says it: no account count at all
-        from assess.kernel.output import stderr_console
-
-        stderr_console().print(
-            f"accounts: NOT ASSESSABLE: {report.exposure.accounts_unknown}", markup=False
-        )
+    _warn_accounts(report.exposure.accounts_unknown)
     gov = report.governance
     typer.echo(
         f"Status: {gov.status_text}"
