@@ -168,6 +168,24 @@ def test_a_bare_until_date_includes_the_whole_day(
     assert doc["counts"]["in_window"] == 2
 
 
+def test_the_advisory_window_includes_its_last_day_whole(
+    tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    """Acc36 B2: the advisory's window ended at 23:59:59Z, so a 900k-token request at
+    23:59:59.5 of the incident's last day was "not affected", exit 0 (a bare --until found it)."""
+    records = [
+        _record(0, "2026-09-09T23:59:59.5Z", 900_000),
+        _record(1, "2026-09-09T23:59:59.999999999Z", 900_000),
+        _record(2, "2026-09-10T00:00:00Z", 900_000),
+    ]
+    path = tmp_path / "log.ndjson"
+    path.write_bytes(ndjson(records))
+    code, doc = _cli_json(run_cli, str(path))
+    assert code == 1
+    assert doc["counts"]["in_window"] == 2 and doc["counts"]["over_threshold"] == 2
+    assert doc["filter"]["until"] == "2026-09-09T23:59:59.999999Z"  # as a bare --until date
+
+
 @pytest.mark.parametrize("fast", [True, False])
 def test_epoch_text_with_100ns_digits_is_read_exactly(tmp_path: Path, fast: bool) -> None:
     since = 1787788800  # 2026-08-27T00:00:00Z, the advisory window's start

@@ -44,7 +44,9 @@ def test_threshold_is_strictly_greater(tmp_path: Path) -> None:
 def test_window_ends_are_instants_not_strings(tmp_path: Path) -> None:
     rows = [
         _row(timestamp="2026-09-09T23:59:59Z", request_id="in-end"),
-        _row(timestamp="2026-09-09T23:59:59.5Z", request_id="out-fraction"),
+        _row(
+            timestamp="2026-09-09T23:59:59.5Z", request_id="in-fraction"
+        ),  # the whole last day (acc36 B2)
         _row(timestamp="2026-09-10T01:59:59+02:00", request_id="in-offset"),
         _row(timestamp="2026-08-27T00:00:00Z", request_id="in-start"),
         _row(timestamp="2026-08-26T23:59:59.999Z", request_id="out-before"),
@@ -52,7 +54,13 @@ def test_window_ends_are_instants_not_strings(tmp_path: Path) -> None:
         _row(timestamp=1788998400000, request_id="out-epoch-ms"),
     ]
     result = scope([_log(tmp_path, rows)])
-    assert sorted(result.affected.request_ids) == ["in-end", "in-epoch", "in-offset", "in-start"]
+    assert sorted(result.affected.request_ids) == [
+        "in-end",
+        "in-epoch",
+        "in-fraction",
+        "in-offset",
+        "in-start",
+    ]
     assert result.counts.model_matched == 7
 
 
