@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tests.scope.helpers import conserved, ndjson, scope
 
 START = datetime(2026, 8, 27, tzinfo=UTC)
-END = datetime(2026, 9, 9, 23, 59, 59, tzinfo=UTC)
+END = datetime(2026, 9, 9, 23, 59, 59, 999999, tzinfo=UTC)  # the whole last day
 MATCHING = ["glm-5.3", "@cf/zai-org/glm-5.3", "zai-org/GLM-5.3", "us.zai.glm-5.3"]
 OTHERS = ["glm-5.3-flash", "glm-5.2", "glm-5", "llama-4", "@cf/zai-org/glm-5.3-flash"]
 EDGES = [

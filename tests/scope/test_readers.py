@@ -48,9 +48,9 @@ RECORDS: list[dict[str, Any]] = [
         "account_id": "acct-b",
         "status": 200,
     },
-    # just outside the window on both sides
+    # just outside the window on both sides (the window holds the whole of 2026-09-09)
     {
-        "timestamp": "2026-09-09T23:59:59.500Z",
+        "timestamp": "2026-09-10T00:00:00Z",
         "model": "glm-5.3",
         "prompt_tokens": 900000,
         "request_id": "r4",

@@ -18,14 +18,14 @@ from typing import Any
 #: Match glm-5.3 after normalisation; the rest look alike but do not.
 MATCHING = ["glm-5.3", "GLM-5.3", "zai-org/glm-5.3", "@cf/zai-org/glm-5.3", "us.zai.glm-5.3-v1:0"]
 LOOK_ALIKE = ["glm-5.3-flash", "glm-5.2", "glm-5", "xglm-5.3", "glm-5.3.1", "openai/gpt-4o"]
-# the window of glm-5.3-kv-leak: 2026-08-27T00:00:00Z .. 2026-09-09T23:59:59Z inclusive
+# the window of glm-5.3-kv-leak: 2026-08-27T00:00:00Z .. the whole of 2026-09-09 (to .999999999)
 EDGES = [
     "2026-08-27T00:00:00Z",  # first instant: in
     "2026-08-26T23:59:59.999Z",  # 1 ms before: out
-    "2026-09-09T23:59:59Z",  # last instant: in
-    "2026-09-09T23:59:59.001Z",  # 1 ms after: out
+    "2026-09-09T23:59:59Z",  # last second: in
+    "2026-09-09T23:59:59.001Z",  # within the last second: in
     "2026-08-27T02:00:00+02:00",  # the first instant, with an offset: in
-    "2026-09-10T01:59:59+02:00",  # the last instant, with an offset: in
+    "2026-09-10T01:59:59+02:00",  # the last second, with an offset: in
     "2026-09-01T12:00:00",  # no zone: UTC
     "2026-09-01 12:00:00.250Z",  # a space for the T
     1788220800,  # epoch seconds: 2026-09-01T00:00:00Z
