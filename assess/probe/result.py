@@ -53,8 +53,9 @@ def too_few_answers(stats: ProbeStats) -> str | None:
     if stats.probes == 0:
         if stats.unusable:
             return (
-                f"none of the {stats.unusable} probe answers held text a marker could have "
-                "shown in (empty streams, error events, no choices or empty content)"
+                f"none of the probe answers could be scanned: {stats.unusable} held no text a "
+                "marker could have shown in (empty streams, error events, no choices or empty "
+                "content)"
             )
         return "no probe response could be scanned"
     if stats.unusable * 2 > answered:

@@ -289,7 +289,8 @@ class ProbeRunner:
                 self.state.markers.append((job.plants, job.id, job.account.label))
         if foreign and usable:
             self._scan(job, resp, foreign)
-        elif foreign:
+        elif job.plants is None and not usable:
+            # a probe or follow-up answer that could not have shown a marker, planted or not
             with self.state.lock:
                 self.state.unusable.add(job.id)
 

@@ -84,6 +84,10 @@ def test_answers_without_text_are_not_probes(
     assert doc["verdict"] == "inconclusive" and doc["leak_found"] is False
     assert doc["stats"]["probes"] == 0 and doc["stats"]["leak_rate_upper_95"] is None
     assert all(r["carries_text"] is False for r in doc["requests"])
+    # every probe and follow-up answer is counted as unusable, on either transport (acc36 m4)
+    asked = [r for r in doc["requests"] if r["role"] in ("probe", "followup")]
+    assert len(asked) == 15 and doc["stats"]["unusable"] == len(asked)
+    assert "none of the probe answers could be scanned: 15 held no text" in result.stderr
     assert not doc["markers"]  # an empty answer to the plant: never shown to be in the cache
     assert "nothing scanned" in junit.read_text() or "INCONCLUSIVE" in junit.read_text()
 
