@@ -37,6 +37,16 @@ class AnswerChange(Model):
     )
     change: Change
     regression: bool = Field(description="True when the new answer is riskier than the old")
+    raises: list[str] = Field(
+        default_factory=list,
+        description="Findings (above info) resting on this question that the new side adds or "
+        "raises in severity",
+    )
+    control_lost: bool = Field(
+        default=False,
+        description="True when the question was a control in place on the old side and is not "
+        "on the new one",
+    )
     old: CheckedAnswer
     new: CheckedAnswer
 

@@ -198,7 +198,8 @@ def print_diff(diff: AnswersDiff, console: Console) -> None:
     table.add_column("new", ratio=2, overflow="fold")
     table.add_column("change", no_wrap=True)
     for c in diff.changes:
-        change = f"[red]{c.change.value}[/]" if c.regression else c.change.value
+        # Marked in words as well: piped or without colour, red alone would not show it.
+        change = f"[red]{c.change.value} (regression)[/]" if c.regression else c.change.value
         table.add_row(
             f"{c.id} (for {c.label})" if c.label else c.id,
             f"{show_value(c.old.value)} ({c.old.evidence.value})",

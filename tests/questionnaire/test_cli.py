@@ -265,8 +265,10 @@ def test_diff_compares_values_per_model(run_cli: Run, tmp_path: Path) -> None:
         for c in diff["changes"]
     ] == [
         ("isolation.kv_canaries", "glm-5.3", "control-dropped", True, True, False),
-        ("cache.prompt_cache_scope", "o1", "changed", False, "organization", "global"),
+        ("cache.prompt_cache_scope", "o1", "changed", True, "organization", "global"),
     ]
+    scope = diff["changes"][1]
+    assert scope["raises"] == ["prompt-cache-shared-across-customers"]
     assert diff["new"]["points_total"] > diff["old"]["points_total"]
     table = run_cli("questionnaire", "diff", str(old), str(new)).stdout
     assert "(for glm-5.3)" in table and "(for o1)" in table
@@ -303,6 +305,58 @@ def test_diff_shows_points_before_the_cap_and_coverage(run_cli: Run, tmp_path: P
     flat = " ".join(table.split())
     assert f"score 100 -> 100 (points before the cap {before} -> {after})" in flat
     assert f"coverage {diff['old']['coverage']:.0%} -> {diff['new']['coverage']:.0%}" in flat
+
+
+@pytest.mark.parametrize(
+    ("old", "value", "raises", "lost"),
+    [
+        ("well-run", "yes", ["prompts-used-for-training"], True),
+        ("incident-like-after-fix", "yes", ["prompts-used-for-training"], True),
+        ("incident-like", "unknown", [], True),
+    ],
+)
+def test_diff_flags_a_changed_value_that_raises_a_finding(
+    run_cli: Run, tmp_path: Path, old: str, value: str, raises: list[str], lost: bool
+) -> None:
+    """Not a control question, yet `no -> yes` adds a high finding and drops a fact in place:
+    both sides are scored, so the change is a regression (it once showed `regression: false`)."""
+    before = SAMPLES / f"{old}.yaml"
+    text = before.read_text()
+    line = "  data.prompts_used_for_training: {value: no, evidence: documented}\n"
+    assert line in text
+    after = tmp_path / "after.yaml"
+    after.write_text(text.replace(line, line.replace("no,", f"{value},")))
+    diff = json.loads(
+        run_cli("questionnaire", "diff", str(before), str(after), "--json", "-").stdout
+    )
+    [change] = diff["changes"]
+    assert (change["id"], change["regression"], change["raises"], change["control_lost"]) == (
+        "data.prompts_used_for_training",
+        True,
+        raises,
+        lost,
+    )
+    assert diff["findings_added"] == raises
+    table = run_cli("questionnaire", "diff", str(before), str(after)).stdout
+    assert "regression" in table
+
+
+def test_diff_of_two_shipped_vendors_flags_what_scoring_shows(run_cli: Run) -> None:
+    """well-run -> evasive: tenancy and retention are no controls, but the scores say worse."""
+    paths = [str(SAMPLES / f"{name}.yaml") for name in ("well-run", "evasive")]
+    diff = json.loads(run_cli("questionnaire", "diff", *paths, "--json", "-").stdout)
+    changes = {c["id"]: c for c in diff["changes"] if not c["label"]}
+    tenancy = changes["tenancy.model"]
+    assert (tenancy["change"], tenancy["regression"], tenancy["raises"]) == (
+        "changed",
+        True,
+        ["shared-tenancy-only"],
+    )
+    retention = changes["data.prompt_retention_days"]
+    assert (retention["regression"], retention["control_lost"]) == (True, True)
+    # what only grows or adds facts stays no regression
+    assert not changes["isolation.kv_page_zeroing"]["regression"]
+    assert not changes["deployment.advertised_context_tokens"]["regression"]
 
 
 @pytest.mark.parametrize(
