@@ -11,6 +11,12 @@ import typer
 
 from assess.cli.keys import PASSPHRASE_ENV, load_signing_key
 from assess.cli.options import either, old_spelling, required
+from assess.cli.scope_exposure import (
+    PLATFORM_MEAN_TOKENS,
+    PLATFORM_REQUESTS,
+    PLATFORM_TOKENS,
+    SERVED_BY,
+)
 from assess.kernel.resources import data_dir
 
 if TYPE_CHECKING:  # the report core (pandas, weasyprint) is imported when a command runs
@@ -67,6 +73,7 @@ def command_line(req: ReportRequest, formats: tuple[str, ...]) -> list[str]:
         args += ["--incident", req.incident]
     if req.preset:
         args += ["--preset", req.preset]
+    args += req.platform.args()  # recorded: verify re-runs the scope with them
     for probe in req.probes:
         args += ["--probe", shown(probe)]
     if req.deploy_check is not None:
@@ -282,6 +289,10 @@ def report_cmd(
     logs: list[str] = _LOGS,
     incident: str | None = _INCIDENT,
     preset: str | None = _PRESET,
+    platform_requests: int | None = PLATFORM_REQUESTS,
+    platform_tokens: int | None = PLATFORM_TOKENS,
+    platform_mean_tokens: int | None = PLATFORM_MEAN_TOKENS,
+    served_by: str | None = SERVED_BY,
     probe: list[Path] = _PROBE,
     deploy_check: Path | None = _DEPLOY_CHECK,
     deploy_log: list[str] = _DEPLOY_LOG,
@@ -302,6 +313,7 @@ def report_cmd(
     """Write the vendor review (see REPORT_HELP)."""
     from assess.report.files import Signing, parse_formats
     from assess.report.inputs import ReportRequest
+    from assess.scope.statement import PlatformStatement
 
     formats = parse_formats(fmt)
     signing = None
@@ -312,6 +324,9 @@ def report_cmd(
         logs=logs,
         incident=incident,
         preset=preset,
+        platform=PlatformStatement(
+            platform_requests, platform_tokens, platform_mean_tokens, served_by
+        ),
         probes=probe,
         deploy_check=deploy_check,
         deploy_logs=deploy_log,

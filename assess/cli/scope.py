@@ -12,9 +12,10 @@ from rich.table import Table
 from assess.cli.scope_exposure import (
     _DISCLOSURE_CSV,
     _NOTIFICATION_PACK,
-    _PLATFORM_MEAN_TOKENS,
-    _PLATFORM_TOKENS,
-    _SERVED_BY,
+    PLATFORM_MEAN_TOKENS,
+    PLATFORM_REQUESTS,
+    PLATFORM_TOKENS,
+    SERVED_BY,
     exposure_table,
     render_method,
     require_logs,
@@ -122,9 +123,6 @@ _UNTIL = typer.Option(
 _MIN_PROMPT_TOKENS = typer.Option(
     None, "--min-prompt-tokens", min=0, help="Trigger: prompt tokens strictly greater."
 )
-_PLATFORM_REQUESTS = typer.Option(
-    None, "--platform-requests", min=1, help="Provider's total requests in the window."
-)
 _IDS_CSV = typer.Option(
     None,
     "--ids-csv",
@@ -180,14 +178,14 @@ def scope_cmd(
     since: str | None = _SINCE,
     until: str | None = _UNTIL,
     min_prompt_tokens: int | None = _MIN_PROMPT_TOKENS,
-    platform_requests: int | None = _PLATFORM_REQUESTS,
+    platform_requests: int | None = PLATFORM_REQUESTS,
     ids_csv: str | None = _IDS_CSV,
     json_out: str | None = _JSON_OUT,
-    platform_tokens: int | None = _PLATFORM_TOKENS,
-    platform_mean_tokens: int | None = _PLATFORM_MEAN_TOKENS,
+    platform_tokens: int | None = PLATFORM_TOKENS,
+    platform_mean_tokens: int | None = PLATFORM_MEAN_TOKENS,
     disclosure_csv: str | None = _DISCLOSURE_CSV,
     notification_pack: str | None = _NOTIFICATION_PACK,
-    served_by: str | None = _SERVED_BY,
+    served_by: str | None = SERVED_BY,
     max_line_bytes: int = _MAX_LINE_BYTES,
     explain: bool = _EXPLAIN,
     jobs: int | None = _JOBS,

@@ -17,10 +17,15 @@ if TYPE_CHECKING:
     from assess.scope.api import ScopeRun
     from assess.scope.models import ScopeResult
 
-_PLATFORM_TOKENS = typer.Option(
+# The platform statement (N, V, who served): shared by `assess scope` and `assess report`, so
+# both take the same names, meaning and bounds.
+PLATFORM_REQUESTS = typer.Option(
+    None, "--platform-requests", min=1, help="N: the provider's total requests in the window."
+)
+PLATFORM_TOKENS = typer.Option(
     None, "--platform-tokens", min=1, help="V: the provider's total tokens in the window."
 )
-_PLATFORM_MEAN_TOKENS = typer.Option(
+PLATFORM_MEAN_TOKENS = typer.Option(
     None, "--platform-mean-tokens", min=1, help="V / N: the provider's mean tokens per request."
 )
 _DISCLOSURE_CSV = typer.Option(
@@ -34,9 +39,7 @@ _NOTIFICATION_PACK = typer.Option(
     metavar="DIR",
     help="Write per-account notification files and the method statement to DIR.",
 )
-
-
-_SERVED_BY = typer.Option(
+SERVED_BY = typer.Option(
     None,
     "--served-by",
     metavar="PLATFORM",

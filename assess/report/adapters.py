@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assess.kernel.output import ProgressCallback
+from assess.scope.statement import PlatformStatement
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,10 @@ def run_scope(
     preset_name: str | None,
     include_prompts: bool,
     progress: ProgressCallback | None = None,
+    platform: PlatformStatement | None = None,
 ) -> ScopeForReport:
-    """Scope the request logs ``patterns`` against advisory ``incident`` as `assess scope` does.
+    """Scope the request logs ``patterns`` against advisory ``incident`` as `assess scope` does,
+    with the user's ``platform`` statement (N, V, who served) as its options.
 
     Raises:
         InputError / UsageError: for missing files, an unknown advisory or preset, and logs
@@ -50,6 +53,7 @@ def run_scope(
         preset=preset_name,
         keep_text=include_prompts,
         progress=progress,
+        **(platform or PlatformStatement()).kwargs(),
     )
     rows = list(ids_rows(run.affected_rows()))
     sources = run.accumulator.exposure.source_table()

@@ -15,6 +15,7 @@ from typing import Any
 from assess.report.files import AFFECTED_CSV
 from assess.report.inputs import ReportRequest
 from assess.report.models import Report
+from assess.scope.statement import PlatformStatement
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,10 @@ def build_report(
     period: str | None = None,
     review: str | Path | None = None,
     previous: str | Path | None = None,
+    platform_requests: int | None = None,
+    platform_tokens: int | None = None,
+    platform_mean_tokens: int | None = None,
+    served_by: str | None = None,
 ) -> Report:
     """Build the vendor review: the model of `assess report`'s ``report.json``.
 
@@ -87,6 +92,8 @@ def build_report(
     ``review`` is the governance file
     (``review.yaml``: ids, sign-off, decision, plan owners; without it the review is a draft);
     ``previous`` an earlier review's folder or report.json, so the plan shows what moved.
+    ``platform_requests`` (N), ``platform_tokens`` (V), ``platform_mean_tokens`` (V / N) and
+    ``served_by`` are `assess scope`'s options of those names, for raw ``logs``.
 
     Raises:
         UsageError: ``deploy_check`` with ``deploy_logs``; ``logs`` without ``incident``;
@@ -98,6 +105,9 @@ def build_report(
         logs=[str(p) for p in logs],
         incident=incident,
         preset=preset,
+        platform=PlatformStatement(
+            platform_requests, platform_tokens, platform_mean_tokens, served_by
+        ),
         probes=[Path(p) for p in probes],
         deploy_check=Path(deploy_check) if deploy_check is not None else None,
         deploy_logs=[str(p) for p in deploy_logs],

@@ -37,6 +37,7 @@ from assess.report.loaders import (
 )
 from assess.report.loaders import affected_rows as affected_rows
 from assess.report.models import ProbeView, ReportInput, ScopeView
+from assess.scope.statement import PlatformStatement
 from assess.vendor.scoring.evidence import CacheProbeEvidence, ProbeEvidence
 from assess.vendor.scoring.evidence_file import load_cache_probe, load_probe
 
@@ -49,6 +50,8 @@ class ReportRequest:
     logs: Sequence[str] = ()
     incident: str | None = None
     preset: str | None = None
+    #: N, V (or V / N) and who served, as `assess scope` takes them, for --logs.
+    platform: PlatformStatement = field(default_factory=PlatformStatement)
     probes: Sequence[Path] = ()
     deploy_check: Path | None = None
     deploy_logs: Sequence[str] = ()
@@ -99,10 +102,19 @@ def validate_request(req: ReportRequest) -> None:
             "--deploy-check and --deploy-log cannot be used together",
             "Give either a deploy-check JSON result or the server logs to check, not both.",
         )
-    if (req.incident or req.preset) and not req.logs:
+    if (req.incident or req.preset or req.platform.given()) and not req.logs:
         raise UsageError(
-            "--incident and --preset only apply to --logs",
+            "--incident, --preset and the platform options (--platform-requests, "
+            "--platform-tokens, --platform-mean-tokens, --served-by) only apply to --logs",
             "Add --logs FILE (request logs to scope) or drop those options.",
+        )
+    if req.platform.given() and _scope_document(req.logs):
+        raise UsageError(
+            f"{req.logs[0]}: an `assess scope --json` result was scoped already, with the "
+            "platform options it was given: --platform-requests, --platform-tokens, "
+            "--platform-mean-tokens and --served-by do not change it",
+            "Give them to `assess scope` and pass its new --json, or give --logs the request "
+            "logs themselves.",
         )
 
 

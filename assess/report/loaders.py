@@ -176,7 +176,7 @@ def load_scope(
     from assess.scope.api import DEFAULT_INCIDENT
 
     incident = req.incident or DEFAULT_INCIDENT  # the advisory `assess scope` defaults to
-    run = run_scope(req.logs, incident, req.preset, req.include_prompts, req.progress)
+    run = run_scope(req.logs, incident, req.preset, req.include_prompts, req.progress, req.platform)
     inputs.extend(_log_inputs(run.files, run.document.get("inputs", []), req.cwd))
     view = ScopeView.model_validate(run.document)
     preset = run.document.get("preset")

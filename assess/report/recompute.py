@@ -28,6 +28,8 @@ from assess.report.files import (
 )
 from assess.report.models import Manifest, Report
 from assess.report.verify_model import Check
+from assess.scope.statement import OPTIONS as PLATFORM_OPTIONS
+from assess.scope.statement import PlatformStatement
 
 if TYPE_CHECKING:
     from assess.report.api import Review
@@ -61,6 +63,8 @@ class Recorded:
     review: str | None = None  # its scope.period is the period when --period is absent
     previous: str | None = None
     formats: str | None = None
+    #: the platform statement's options as recorded (option -> text)
+    platform: dict[str, str] = field(default_factory=dict)
 
 
 _REPEATED = {"--probe": "probes", "--deploy-log": "deploy_logs", "--logs": "logs"}
@@ -91,6 +95,9 @@ def recorded_command(command: Sequence[str]) -> Recorded:
             i += 2
         elif word in _SINGLE and nxt is not None:
             values[_SINGLE[word]] = nxt
+            i += 2
+        elif word in PLATFORM_OPTIONS and nxt is not None:
+            values.setdefault("platform", {})[word] = nxt
             i += 2
         else:  # an option of a later version: skip it and its value, if it has one
             i += 2 if nxt is not None and not nxt.startswith("-") else 1
@@ -126,6 +133,7 @@ def _request(rec: Recorded, base: Path, whole: bool) -> tuple[Any, list[str]]:
         logs=[str(found[p]) for p in rec.logs] if whole else [],
         incident=rec.incident if whole else None,
         preset=rec.preset if whole else None,
+        platform=PlatformStatement.from_words(rec.platform) if whole else PlatformStatement(),
         probes=[found[p] or Path() for p in rec.probes],
         deploy_check=at(rec.deploy_check),
         deploy_logs=[str(found[p]) for p in rec.deploy_logs],
