@@ -8,7 +8,17 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "assess"
-FEATURES = ("advisories", "vendor", "scope", "probe", "lab", "deploy", "report", "portfolio")
+FEATURES = (
+    "advisories",
+    "controls",
+    "vendor",
+    "scope",
+    "probe",
+    "lab",
+    "deploy",
+    "report",
+    "portfolio",
+)
 
 
 def imported(path: Path, root: Path = PACKAGE.parent) -> set[str]:
@@ -65,10 +75,12 @@ def test_kernel_imports_no_feature() -> None:
 
 #: The features a feature may import besides kernel. Only report combines the others; the
 #: exceptions are the advisories catalogue (the incidents), which scoring, scope and deploy-check
-#: are judged against, and the portfolio, which ranks what the vendor feature scores.
+#: are judged against, the controls crosswalk, which names the framework controls of scoring's
+#: findings, and the portfolio, which ranks what the vendor feature scores.
 ALLOWED = {
     "advisories": set(),
-    "vendor": {"advisories"},
+    "controls": set(),
+    "vendor": {"advisories", "controls"},
     "scope": {"advisories"},
     "probe": set(),
     "lab": set(),

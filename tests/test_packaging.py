@@ -50,6 +50,7 @@ def test_the_distribution_is_assess_llm_with_the_command_assess(wheel: Path) -> 
 def test_wheel_contains_the_data_folders(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "assess/_data/advisories/glm-5.3-kv-leak.yaml" in names
+    assert "assess/_data/controls/crosswalk.yaml" in names
     for folder in ("questionnaires", "templates", "samples"):
         assert any(n.startswith(f"assess/_data/{folder}/") for n in names), folder
     # NIST's OSCAL schema ships as package data (the OSCAL export is checked against it)

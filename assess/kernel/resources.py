@@ -12,7 +12,7 @@ from typing import Literal
 
 from assess.kernel.errors import CatalogueError
 
-DataFolder = Literal["questionnaires", "templates", "advisories", "samples"]
+DataFolder = Literal["questionnaires", "templates", "advisories", "samples", "controls"]
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 

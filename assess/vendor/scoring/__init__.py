@@ -18,7 +18,7 @@ from assess.vendor.scoring.conflicts import conflict_findings
 from assess.vendor.scoring.contradictions import deploy_findings, not_about, probe_findings
 from assess.vendor.scoring.coverage import applicable_answers, controls_in_place, coverage_of
 from assess.vendor.scoring.evidence import CacheProbeEvidence, DeployEvidence, ProbeEvidence
-from assess.vendor.scoring.findings import Context
+from assess.vendor.scoring.findings import Context, with_controls
 from assess.vendor.scoring.formula import decided_by, formula_text, score_of, tier_of, total_of
 from assess.vendor.scoring.freshness import Period
 from assess.vendor.scoring.merge import merge_root_causes
@@ -151,7 +151,7 @@ def score_answers(
     merged = sorted(merge_root_causes(_ordered(found)), key=lambda f: (-f.severity.rank, f.id))
     refs = assign_refs(["" for _ in merged])
     findings = [
-        f.model_copy(update={"points": points[f.severity], "ref": ref})
+        with_controls(f).model_copy(update={"points": points[f.severity], "ref": ref})
         for f, ref in zip(merged, refs, strict=True)
     ]
     score = score_of(findings, questionnaire.scoring)

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from assess.advisories.models import Advisory
+from assess.controls.catalogue import load_crosswalk
+from assess.controls.models import ControlRef
 from assess.kernel.common import EvidenceLevel, Severity
 from assess.vendor.answers import AnswerSet
 from assess.vendor.questionnaire import Questionnaire
@@ -57,3 +59,16 @@ class Context:
             source="score",
             contradiction=contradiction,
         )
+
+
+def with_controls(finding: ScoreFinding) -> ScoreFinding:
+    """Return ``finding`` with the framework controls of its id (controls/crosswalk.yaml), and
+    those of every finding merged into it; each merged finding gets its own."""
+    crosswalk = load_crosswalk()
+    merged = [
+        m.model_copy(update={"controls": crosswalk.for_finding(m.id)}) for m in finding.merged
+    ]
+    refs: dict[tuple[str, str], ControlRef] = {}
+    for ref in [*crosswalk.for_finding(finding.id), *(c for m in merged for c in m.controls)]:
+        refs.setdefault((ref.framework, ref.id), ref)
+    return finding.model_copy(update={"controls": list(refs.values()), "merged": merged})

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from assess.controls.models import ControlRef
 from assess.kernel.common import EvidenceLevel, Finding, InputFile, Severity
 from assess.kernel.model import Model
 from assess.vendor.answers import CheckedAnswer, Value
@@ -39,6 +40,10 @@ class ScoreFinding(Finding):
     merged: list[ScoreFinding] = Field(
         default_factory=list,
         description="Findings with the same root cause (same answers) folded into this one",
+    )
+    controls: list[ControlRef] = Field(
+        default_factory=list,
+        description="Framework controls it shows not satisfied (controls/crosswalk.yaml)",
     )
 
 

@@ -1,0 +1,1 @@
+"""The controls crosswalk: questions and findings mapped to framework controls (controls/)."""
