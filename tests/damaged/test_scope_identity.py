@@ -51,11 +51,41 @@ def test_the_same_file_twice_and_its_copy_are_read_once(
     doc = _json(run_cli, str(log), str(copy), str(log), str(other))
     assert doc["counts"]["records_read"] == N + 2
     assert [i["path"] for i in doc["inputs"]] == [str(log), str(other)]
-    (note,) = doc["inputs_not_read"]
+    again, note = doc["inputs_not_read"]
+    assert again == {
+        "path": str(log),
+        "reason": "named more than once; read once",
+        "same_as": str(log),
+        "objects": None,
+        "bytes": None,
+    }
     assert note["path"] == str(copy) and note["same_as"] == str(log)
     assert "identical content" in note["reason"]
     text = run_cli("scope", str(log), str(copy)).output
     assert f"input not read: {copy}: identical content to {log}" in text
+
+
+def test_the_same_path_named_again_is_read_once_and_said(
+    tmp_path: Path, run_cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """acc36 m1: ``x``, ``./x`` and its absolute path were read once but silently."""
+    write(tmp_path / "export.ndjson", _records(), "ndjson")
+    monkeypatch.chdir(tmp_path)
+    absolute = str(tmp_path / "export.ndjson")
+    doc = _json(run_cli, "export.ndjson", "export.ndjson", "./export.ndjson", absolute)
+    assert doc["counts"]["records_read"] == N
+    assert [i["path"] for i in doc["inputs"]] == ["export.ndjson"]
+    notes = doc["inputs_not_read"]
+    assert [(n["path"], n["same_as"]) for n in notes] == [
+        ("export.ndjson", "export.ndjson"),
+        ("export.ndjson", "export.ndjson"),
+        (absolute, "export.ndjson"),
+    ]
+    assert notes[0]["reason"] == "named more than once; read once"
+    assert notes[2]["reason"].startswith("the same file as export.ndjson (another path")
+    text = run_cli("scope", "export.ndjson", "./export.ndjson", absolute).output
+    assert "input not read: export.ndjson: named more than once; read once" in text
+    assert f"input not read: {absolute}: the same file as export.ndjson" in text
 
 
 def test_a_glob_through_a_symlink_loop_reads_each_file_once(tmp_path: Path) -> None:
@@ -70,13 +100,14 @@ def test_a_glob_through_a_symlink_loop_reads_each_file_once(tmp_path: Path) -> N
 
     files = expand_logs([f"{root}/**/*.ndjson"], notes)
     assert files == [root / "sub" / "a.ndjson"]
-    reasons = {Path(n.path).name: n.reason for n in notes if n.same_as is None}
-    assert reasons == {
-        "dangling.ndjson": "a dangling symlink: not read",
-        "self.ndjson": "a symlink loop: not read",
-    }
-    assert sum(n.same_as is None for n in notes) == 2  # once each, not once per loop path
-    assert all(n.same_as == str(root / "sub" / "a.ndjson") for n in notes if n.same_as)
+    reasons = {Path(n.path).name: n.reason for n in notes}
+    assert len(notes) == 3  # once each, not once per path through the loop (acc36 m5)
+    assert reasons["dangling.ndjson"] == "a dangling symlink: not read"
+    assert reasons["self.ndjson"] == "a symlink loop: not read"
+    (loop,) = [n for n in notes if n.path == str(root / "sub" / "loop")]
+    assert loop.reason.startswith(f"a folder symlink looping back to {root}: the glob reached ")
+    assert loop.reason.endswith("files already matched through it; each read once")
+    assert loop.same_as is None
     result = scope([f"{root}/**/*.ndjson"])
     conserved(result)
     assert result.counts.records_read == N

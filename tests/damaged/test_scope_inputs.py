@@ -113,3 +113,26 @@ def test_parquet_decimal_counts_that_are_not_whole_or_too_big_are_skipped(
     assert len(reasons) == 2
     assert "'12.50': not a whole number" in reasons[0]
     assert "out of range" in reasons[1]
+
+
+def test_parquet_auto_detection_sees_every_column(tmp_path: Path) -> None:
+    """acc36 m2: auto-detection read only the canonical preset's columns of a Parquet file, so a
+    LiteLLM export with a string ``startTime`` was "no known log format (... litellm missing:
+    startTime)", exit 2, while the same rows as CSV were detected as litellm."""
+    import csv
+
+    with open("samples/logs/litellm-spendlogs.csv", newline="", encoding="utf-8") as handle:
+        header, *rows = list(csv.reader(handle))
+    rows = [row for row in rows if len(row) == len(header)]  # the sample's last row is cut
+    csv_path = tmp_path / "spendlogs.csv"
+    with csv_path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([header, *rows])
+    table = pa.table({name: [row[i] for row in rows] for i, name in enumerate(header)})
+    assert table.schema.field("startTime").type == pa.string()
+    pq.write_table(table, tmp_path / "spendlogs.parquet")
+    from_csv = scope([csv_path], preset="auto")
+    from_parquet = scope([tmp_path / "spendlogs.parquet"], preset="auto")
+    conserved(from_parquet)
+    assert from_parquet.preset == from_csv.preset == "litellm"
+    assert from_parquet.counts == from_csv.counts
+    assert from_parquet.affected.request_ids == from_csv.affected.request_ids

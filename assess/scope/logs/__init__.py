@@ -41,10 +41,11 @@ DETECT_SAMPLE = 100
 
 
 def sample_records(reader: LogReader, per_file: int = DETECT_SAMPLE) -> list[Any]:
-    """Return up to ``per_file`` parsed records from the start of every file."""
+    """Return up to ``per_file`` parsed records from the start of every file (every column of a
+    Parquet file, not only the reader's preset's: the sample is scored against every preset)."""
     sample: list[Any] = []
     for path in reader.files:
-        for _, record in islice(reader.records(path), per_file):
+        for _, record in islice(reader.records(path, every_column=True), per_file):
             if not isinstance(record, Bad):
                 sample.append(record)
     return sample

@@ -10,6 +10,7 @@ asks its consumer anything.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
@@ -195,12 +196,14 @@ class LogReader:
         self._done += self.inputs[-1].bytes
         self._report(None)
 
-    def records(self, path: Path) -> Iterator[tuple[int, Any]]:
-        """Yield ``(line, record or Bad)`` of ``path`` by the reference path (no hashing kept)."""
+    def records(self, path: Path, every_column: bool = False) -> Iterator[tuple[int, Any]]:
+        """Yield ``(line, record or Bad)`` of ``path`` by the reference path (no hashing kept);
+        ``every_column``: a Parquet file's every column, not only the preset's."""
         kind = sniff_compression(path)
         if kind == "parquet":
             source = Source(str(path), cast(Path, parquet_source(path)))
-            yield from READERS["parquet"].records(source, self._context())
+            ctx = replace(self._context(), every_column=every_column)
+            yield from READERS["parquet"].records(source, ctx)
             return
         raw = HashingReader(path)
         try:

@@ -299,14 +299,19 @@ def _utf8(column: Any) -> Any:
         return pa.array(values, pa.large_string())
 
 
-def parquet_records(path: Path, columns: list[str]) -> Iterator[tuple[int, Any]]:
-    """Yield ``(row number, row dict)``, reading only ``columns`` that exist in the file."""
+def parquet_records(
+    path: Path, columns: list[str] | None, batch_size: int = 65536
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(row number, row dict)``, reading only ``columns`` that exist in the file (every
+    column with None)."""
     import pyarrow.parquet as pq
 
     handle = pq.ParquetFile(path)
-    present = [c for c in columns if c in handle.schema_arrow.names]
+    present = None
+    if columns is not None:
+        present = [c for c in columns if c in handle.schema_arrow.names] or None
     number = 0
-    for batch in handle.iter_batches(batch_size=65536, columns=present or None):
+    for batch in handle.iter_batches(batch_size=batch_size, columns=present):
         rows = plain_types(pa.Table.from_batches([batch]))
         for row in rows.to_pylist(maps_as_pydicts="lossy"):  # map columns as dicts
             number += 1

@@ -40,25 +40,63 @@ def symlink_notes(matches: Sequence[str]) -> list[InputNote]:
     return notes
 
 
+def fold_loops(matches: Sequence[str]) -> tuple[list[str], list[InputNote]]:
+    """Return a glob's ``matches`` without the paths that reach a file matched already through
+    a folder symlink looping back to a folder above it, and one note per such link (not one per
+    path: a ``**`` glob goes round a loop some 40 times)."""
+    kept: list[str] = []
+    seen: set[str] = set()
+    through: dict[tuple[str, str], int] = {}  # (link, its target) -> paths folded
+    for match in matches:
+        real = os.path.realpath(match)
+        link = _looping_link(match) if real in seen else None
+        if link is not None:
+            through[link] = through.get(link, 0) + 1
+            continue
+        seen.add(real)
+        kept.append(match)
+    notes = [
+        InputNote(
+            path=link,
+            reason=f"a folder symlink looping back to {target}: the glob reached {count:,} "
+            "files already matched through it; each read once",
+        )
+        for (link, target), count in through.items()
+    ]
+    return kept, notes
+
+
+def _looping_link(match: str) -> tuple[str, str] | None:
+    """Return the first folder of ``match`` that is a symlink to itself or a folder above it
+    (with its target), or None."""
+    path = Path(match)
+    for part in reversed(path.parents):
+        if part.is_symlink():
+            target = os.path.realpath(part)
+            above = os.path.realpath(part.parent)
+            if above == target or above.startswith(target.rstrip(os.sep) + os.sep):
+                return str(part), target
+    return None
+
+
 def dedupe(files: Sequence[Any]) -> tuple[list[Any], list[InputNote]]:
     """Return ``files`` without the ones that are another's file or content, and the notes.
 
-    Local paths only (remote objects are named by their URL, compared as given).
+    Local paths by their real path, then content; remote objects by their URL, as given.
     """
     kept: list[Any] = []
     notes: list[InputNote] = []
-    real: dict[str, Any] = {}
+    real: dict[Any, Any] = {}
     for file in files:
-        if not isinstance(file, Path):
+        key = os.path.realpath(file) if isinstance(file, Path) else file
+        first = real.setdefault(key, file)
+        if first is file:
             kept.append(file)
             continue
-        key = os.path.realpath(file)
-        if key in real:
-            reason = f"the same file as {real[key]} (through a link or a glob); read once"
-            notes.append(InputNote(path=str(file), reason=reason, same_as=str(real[key])))
-            continue
-        real[key] = file
-        kept.append(file)
+        reason = "named more than once; read once"
+        if str(first) != str(file):
+            reason = f"the same file as {first} (another path to it, a link or a glob); read once"
+        notes.append(InputNote(path=str(file), reason=reason, same_as=str(first)))
     return _same_content(kept, notes)
 
 

@@ -321,7 +321,7 @@ def expand_logs(
         if window is not None:
             files, pruned = prune(pattern, files, *window)
             skipped.extend(pruned)
-        found.extend(f for f in files if f not in found)
+        found.extend(files)  # a file named again is dropped, and noted, by dedupe
     if skipped and not found and window is not None:
         raise InputError(
             f"{', '.join(patterns)}: every file is in a date folder outside the window "

@@ -35,7 +35,7 @@ from assess.scope.logs.compression import Salvaging as Salvaging
 from assess.scope.logs.compression import StreamBreak as StreamBreak
 from assess.scope.logs.compression import ZstdFrames as ZstdFrames
 from assess.scope.logs.compression import _Stdlib as Stdlib
-from assess.scope.logs.identity import symlink_notes
+from assess.scope.logs.identity import fold_loops, symlink_notes
 from assess.scope.logs.lines import MAX_LINE_BYTES as MAX_LINE_BYTES
 from assess.scope.logs.lines import OVERLONG as OVERLONG
 from assess.scope.logs.lines import LineBlock as LineBlock
@@ -66,9 +66,10 @@ def expand_inputs(patterns: Sequence[str], notes: list[InputNote] | None = None)
     for pattern in patterns:
         if any(ch in pattern for ch in "*?["):
             matches = sorted(glob.glob(pattern, recursive=True))
+            kept, loops = fold_loops([m for m in matches if Path(m).is_file()])
             if notes is not None:
-                notes.extend(symlink_notes(matches))
-            files = [Path(m) for m in matches if Path(m).is_file()]
+                notes.extend(symlink_notes(matches) + loops)
+            files = [Path(m) for m in kept]
             if not files:
                 raise InputError(
                     f"{pattern}: the pattern matches no file", "Check the glob and quote it."

@@ -50,6 +50,9 @@ class ReadContext:
     block_size: int = 16 << 20
     #: Called after each batch: reports the bytes read so far.
     progress: Callable[[], None] = _no_progress
+    #: Read every column of a columnar file, not only the preset's (the sample that
+    #: ``--preset auto`` scores must see what each preset looks for).
+    every_column: bool = False
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,10 @@ class ParquetReader(FormatReader):
 
     def records(self, source: Source, ctx: ReadContext) -> Iterator[tuple[int, Any]]:
         try:
-            yield from formats.parquet_records(source.path, parquet_columns(ctx.preset))
+            if ctx.every_column:  # a sample for --preset auto: every column, a small batch
+                yield from formats.parquet_records(source.path, None, batch_size=1024)
+            else:
+                yield from formats.parquet_records(source.path, parquet_columns(ctx.preset))
         except (OSError, pa.ArrowException) as exc:
             yield 0, formats.Bad(f"unreadable Parquet: {exc}")
 
