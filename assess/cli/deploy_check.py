@@ -99,6 +99,22 @@ def about_line(result: DeployCheckResult) -> str:
     return "about: " + "; ".join(parts)
 
 
+def _shown(value: object) -> str:
+    if value is None or isinstance(value, bool):
+        return {True: "on", False: "off", None: "none"}[value]
+    return str(value)
+
+
+def settings_line(node: NodeReport) -> str:
+    """Return 'NODE settings (LINE): name value, ...; not shown in this log: ...'."""
+    source = f" ({node.cache_settings_source})" if node.cache_settings_source else ""
+    shown = ", ".join(f"{k} {_shown(v)}" for k, v in node.cache_settings.items())
+    text = f"{node.name} settings{source}: {shown or 'none shown in this log'}"
+    if node.cache_settings and node.cache_settings_not_shown:
+        text += "; not shown in this log: " + ", ".join(node.cache_settings_not_shown)
+    return text
+
+
 def render(result: DeployCheckResult, console: Console) -> None:
     """Print the per-node table, the findings and the verdict."""
     table = Table("node", "engine", "version", "role", "KV pool", "context", "pool/context",
@@ -110,6 +126,8 @@ def render(result: DeployCheckResult, console: Console) -> None:
     print_table(console, table)
     indent = " " * 9  # under the title, past the severity
     for n in result.nodes:
+        if n.engine != "unknown":
+            print_wrapped(console, settings_line(n), indent, first="")
         if n.reason:
             print_wrapped(console, f"{n.name}: inconclusive: {n.reason}", indent)
     for f in result.findings:

@@ -165,4 +165,7 @@ def _report(
         notes=log.notes,
         models=log.models,
         period=log.period,
+        cache_settings=log.cache_settings,
+        cache_settings_not_shown=log.cache_settings_not_shown,
+        cache_settings_source=log.cache_settings_source,
     )

@@ -77,6 +77,17 @@ class ParsedServerLog(Model):
         default_factory=list, description="Served model names and model paths the log names"
     )
     period: LogPeriod | None = Field(default=None, description="First and last timestamp")
+    cache_settings: dict[str, Scalar] = Field(
+        default_factory=dict,
+        description="Cache-isolation settings the log shows, by engine-neutral name "
+        "(prefix_cache, kv_canary, external_kv_tier, ...); evidence under 'cache_settings.NAME'",
+    )
+    cache_settings_not_shown: list[str] = Field(
+        default_factory=list, description="The engine's settings this log does not show"
+    )
+    cache_settings_source: str | None = Field(
+        default=None, description="Which line(s) they were read from ('server_args', ...)"
+    )
 
 
 class IsolationSetting(Model):
@@ -139,6 +150,13 @@ class NodeReport(Model):
         default_factory=list, description="Served model names and model paths the log names"
     )
     period: LogPeriod | None = Field(default=None, description="First and last timestamp")
+    cache_settings: dict[str, Scalar] = Field(
+        default_factory=dict, description="Cache-isolation settings the log shows"
+    )
+    cache_settings_not_shown: list[str] = Field(
+        default_factory=list, description="Settings not shown in this log (coverage, not risk)"
+    )
+    cache_settings_source: str | None = None
 
 
 class DeployAbout(Model):

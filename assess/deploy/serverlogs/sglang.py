@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from assess.deploy.models import ParsedServerLog, Role, Scalar
+from assess.deploy.serverlogs.cache_settings import not_shown, ordered, read_sglang
 from assess.deploy.serverlogs.interface import (
     VERSION,
     ServerLogParser,
@@ -156,7 +157,10 @@ class SGLangParser(ServerLogParser):
         if startups > 1:
             notes.append(f"the log shows {startups} startups; the last one is used")
         args = LogText(last.text[:_ARGS_SPAN], last.first_line) if startups else last
+        # one launch: lines pasted before its server_args line (KV lines first) belong to it
+        last = log if startups == 1 else last
         settings = self._settings(args, log, evidence)
+        cache = read_sglang(args, last)
         pool = self._pool(last, evidence, notes)
         context = self._context(last, args, evidence, notes)
         role = self._role(args, last, evidence)
@@ -180,7 +184,10 @@ class SGLangParser(ServerLogParser):
             pool_tokens=pool,
             context_tokens=context,
             settings=settings,
-            evidence=evidence,
+            evidence=evidence | cache.evidence,
+            cache_settings=ordered("sglang", cache.values),
+            cache_settings_not_shown=not_shown("sglang", cache.values),
+            cache_settings_source=cache.source,
             hints={
                 "pool_tokens": "a line 'max_total_num_tokens=N, ...' or 'KV Cache is allocated. "
                 "#tokens: N, ...' (printed once the weights are loaded)",
@@ -189,7 +196,7 @@ class SGLangParser(ServerLogParser):
                 "version": "'sglang: X.Y.Z' from `python3 -m sglang.check_env`, 'sglang==X.Y.Z' "
                 "or the image tag 'lmsysorg/sglang:vX.Y.Z' (SGLang does not log its version)",
             },
-            notes=notes,
+            notes=notes + cache.notes,
         )
 
     def _pool(self, log: LogText, evidence: dict[str, str], notes: list[str]) -> int | None:

@@ -156,6 +156,22 @@ class LogText:
         excerpt = self._excerpt(joined, again.start(), again.end())
         return Hit(again.groups(), self.first_line + index, excerpt, wrapped=True)
 
+    def record_after(self, pattern: re.Pattern[str]) -> tuple[str, Hit] | None:
+        """Return the rest of the record after the last match of ``pattern``, and the match.
+
+        The text comes from the joined view (line wraps removed) and ends where the next log
+        record begins, so a long repr wrapped by a terminal or an issue tracker reads whole.
+        """
+        hit = self.find_last(pattern)
+        if hit is None:
+            return None
+        joined, starts = self._joined
+        m = pattern.search(joined, starts[hit.line - self.first_line])
+        if m is None:
+            return None
+        end = joined.find("\n", m.end())
+        return joined[m.end() : end if end >= 0 else len(joined)], hit
+
     def find_last(self, pattern: re.Pattern[str]) -> Hit | None:
         """Return the last match (see :meth:`find_all`), or None."""
         hits = self.find_all(pattern)

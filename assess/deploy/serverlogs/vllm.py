@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from assess.deploy.models import ParsedServerLog, Role, Scalar
+from assess.deploy.serverlogs.cache_settings import not_shown, ordered, read_vllm
 from assess.deploy.serverlogs.interface import (
     VERSION,
     ServerLogParser,
@@ -162,6 +163,9 @@ class VLLMParser(ServerLogParser):
         last, startups = log.last_startup(STARTUPS)
         if startups > 1:
             notes.append(f"the log shows {startups} startups; the last one is used")
+        # one launch: lines pasted before its banner (KV lines first) belong to it
+        last = log if startups == 1 else last
+        cache = read_vllm(last, log)
         settings: dict[str, Scalar] = {}
         refusal = self._refusal(last, settings, evidence, notes)
         pool = self._pool(last, settings, evidence, notes, refusal)
@@ -186,7 +190,10 @@ class VLLMParser(ServerLogParser):
             pool_tokens=pool,
             context_tokens=context,
             settings=settings,
-            evidence=evidence,
+            evidence=evidence | cache.evidence,
+            cache_settings=ordered("vllm", cache.values),
+            cache_settings_not_shown=not_shown("vllm", cache.values),
+            cache_settings_source=cache.source,
             hints={
                 "pool_tokens": "a line 'GPU KV cache size: N tokens' (older: '# GPU blocks: N'), "
                 "printed after the memory profiling run",
@@ -195,7 +202,7 @@ class VLLMParser(ServerLogParser):
                 "version": "'vLLM API server version X.Y.Z' or 'Initializing a V1 LLM engine "
                 "(vX.Y.Z)'",
             },
-            notes=notes,
+            notes=notes + cache.notes,
         )
 
     def _refusal(
