@@ -6,8 +6,9 @@ SGLang logs ``server_args=ServerArgs(model_path='...', disable_radix_cache=False
 vLLM's V0 engine line drops a comma
 (``chunked_prefill_enabled=True multi_step_stream_outputs=True``, vllm-project/vllm#9532) and
 values may be bare words (``dtype=torch.float16``) or enum reprs (``<ConfigFormat.AUTO: 'auto'>``).
-So this is a small tolerant reader, not ``eval`` nor ``ast.literal_eval``: it returns every ``key=value`` read before the text ends or stops making
-sense, and says whether the record was read to its end.
+So this is a small tolerant reader, not ``eval`` nor ``ast.literal_eval``: it returns every
+``key=value`` read before the text ends or stops making sense, and says whether the record was
+read to its end.
 """
 
 from __future__ import annotations
