@@ -46,6 +46,11 @@ def print_cache(result: CacheProbeResult) -> None:
             f"caching {'VISIBLE' if lv.caching_visible else 'not visible'}"
         )
         typer.echo(f"  {'':<19} {lv.power_note}")
+    retries = sum(lv.retries for lv in result.levels)
+    if retries:
+        typer.echo(
+            f"retries: {retries} (HTTP 429/503); a retried sample is timed from its last attempt"
+        )
     for error in result.errors[:3]:
         typer.echo(f"error ({error.level}, {error.arm}): {error.message}", err=True)
     typer.echo(result.summary)

@@ -141,6 +141,9 @@ class Arms:
     miss_ttft: list[float | None] = field(default_factory=list)
     hit_cached: list[int | None] = field(default_factory=list)
     miss_cached: list[int | None] = field(default_factory=list)
+    hit_retries: list[int] = field(default_factory=list)
+    miss_retries: list[int] = field(default_factory=list)
+    retries: int = 0  # every retry of the level's requests, primes and failed ones included
 
 
 @dataclass
@@ -170,6 +173,7 @@ class CacheRun:
             try:
                 self._trial(rng, level, arm)
             except TransportError as exc:
+                self.arms[level.name].retries += exc.retries
                 self.errors.append(CacheErrorRecord(
                     level=level.name, arm=arm, kind=exc.kind, status=exc.status,
                     message=exc.message))  # fmt: skip
@@ -187,6 +191,7 @@ class CacheRun:
 
     def _valid(self, level: Level, arm: str, resp: ChatResponse) -> bool:
         """Only a 2xx answer (a parsed completion) is a timing sample; others are errors."""
+        self.arms[level.name].retries += resp.retries
         if 200 <= resp.status < 300:
             return True
         self.errors.append(CacheErrorRecord(
@@ -207,6 +212,7 @@ class CacheRun:
             arms.hit_ms.append(resp.latency_ms)
             arms.hit_ttft.append(resp.ttft_ms)
             arms.hit_cached.append(cached_tokens(resp))
+            arms.hit_retries.append(resp.retries)
             return
         resp = self._send(level.attacker, " ".join(random_prompt(rng, self.config.prompt_tokens)))
         if not self._valid(level, arm, resp):
@@ -214,6 +220,7 @@ class CacheRun:
         arms.miss_ms.append(resp.latency_ms)
         arms.miss_ttft.append(resp.ttft_ms)
         arms.miss_cached.append(cached_tokens(resp))
+        arms.miss_retries.append(resp.retries)
 
 
 def _power_note(d: float | None, p: float | None, n: int, m: int, alpha: float) -> str:
@@ -266,6 +273,7 @@ def summarise_level(level: Level, arms: Arms, alpha: float) -> LevelResult:
         median_hit_ms=med_h, median_miss_ms=med_m, effect_ms=effect,
         hits_faster_than_fastest_miss=faster, cached_tokens_hits=arms.hit_cached,
         cached_tokens_misses=arms.miss_cached, cached_tokens_seen=seen,
+        hit_retries=arms.hit_retries, miss_retries=arms.miss_retries, retries=arms.retries,
         hit_ttft_ms=hit_t, miss_ttft_ms=miss_t,
         ttft_ks_statistic=ttft.statistic if ttft else None, ttft_p_value=ttft_p,
         caching_visible=seen or any(x is not None and x < alpha for x in (p, ttft_p)),

@@ -73,6 +73,14 @@ class LevelResult(Model):
     cached_tokens_hits: list[int | None]
     cached_tokens_misses: list[int | None]
     cached_tokens_seen: bool = Field(description="some hit reported cached_tokens > 0")
+    hit_retries: list[int] = Field(
+        default_factory=list,
+        description="429/503 retries before each hit sample (its latency is the last attempt's)",
+    )
+    miss_retries: list[int] = Field(default_factory=list)
+    retries: int = Field(
+        default=0, description="every retry of this level's requests, primes and failures included"
+    )
     caching_visible: bool
     power_note: str
     inconclusive_reason: str | None = Field(

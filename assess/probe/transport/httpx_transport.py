@@ -75,9 +75,9 @@ class HttpxTransport(TransportSettings):
         """
         url = join_url(self.base_url, "chat/completions")
         payload = chat_payload(request)
-        started = time.monotonic()
+        # each attempt is timed from its own start: a Retry-After wait is no part of the latency
         return with_retries(
-            lambda n: self._attempt(url, payload, request.stream, n, started),
+            lambda n: self._attempt(url, payload, request.stream, n, time.monotonic()),
             url,
             self.max_retries,
             self.sleep,

@@ -104,9 +104,12 @@ class OpenAITransport(TransportSettings):
             TransportError: no usable answer (see ``probe_transport.check_status``).
         """
         url = join_url(self.base_url, "chat/completions")
-        started = time.monotonic()
+        # each attempt is timed from its own start: a Retry-After wait is no part of the latency
         return with_retries(
-            lambda n: self._attempt(url, request, n, started), url, self.max_retries, self.sleep
+            lambda n: self._attempt(url, request, n, time.monotonic()),
+            url,
+            self.max_retries,
+            self.sleep,
         )
 
     def _attempt(
