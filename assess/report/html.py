@@ -18,6 +18,7 @@ from assess.report.cache_audit import distribution_chart
 from assess.report.charts import per_day_chart, pool_chart, tier_band
 from assess.report.models import DeploymentNode, Report
 from assess.report.prose import cite_questions, prose, question_texts
+from assess.report.sections import value_text
 from assess.report.tables import account_rows, answer_sheet
 
 #: Nested values are shown up to this many items inside one table cell.
@@ -53,6 +54,7 @@ def _environment() -> Environment:
         cite=cite_questions,
         answer_sheet=answer_sheet,
         distributions=distribution_chart,
+        answer_value=value_text,
     )
     return env
 

@@ -122,13 +122,7 @@ def answer_rows(
     for qid, answer in sorted(
         score.answers.items(), key=lambda kv: (order.get(kv[0], 1 << 30), kv[0])
     ):
-        value = answer.value
-        if isinstance(value, dict):
-            text = ", ".join(f"{k}: {_fmt_value(v)}" for k, v in value.items())
-        elif isinstance(value, list):
-            text = ", ".join(map(_fmt_value, value))
-        else:
-            text = _fmt_value(value)
+        text = value_text(answer.value)
         rows.append(
             AnswerRow(
                 id=qid,
@@ -142,6 +136,15 @@ def answer_rows(
             )
         )
     return rows
+
+
+def value_text(value: Any) -> str:
+    """Return an answer's value as the review shows it (per-role numbers as ``role: n``)."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_fmt_value(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(map(_fmt_value, value))
+    return _fmt_value(value)
 
 
 def _fmt_value(value: Any) -> str:

@@ -117,6 +117,8 @@ class InPlaceView(_View):
     ref: str = ""
     only_for: list[str] = Field(default_factory=list)
     not_for: list[str] = Field(default_factory=list)
+    date: str | None = None
+    stale: bool = False
 
 
 class ScoreView(_View):

@@ -135,6 +135,7 @@ def print_evidence_axis(result: ScoreResult, console: Console, limit: int = 10) 
             + (f" (for {', '.join(p.only_for)})" if p.only_for else "")
             + (f" (not for {', '.join(p.not_for)})" if p.not_for else "")
             + f" [{p.evidence.value}]"
+            + (f" STALE (dated {p.date})" if p.stale else "")
             for p in result.controls_in_place
         )
         console.print(f"In place ({len(result.controls_in_place)}): {listed}", markup=False)

@@ -56,7 +56,27 @@ def test_a_control_in_place_for_some_models_says_where_it_is_not(tmp_path: Path)
     zeroing = in_place["isolation.kv_page_zeroing"]
     assert (zeroing["only_for"], zeroing["not_for"]) == ([], ["glm-5.3"])
     html = " ".join((tmp_path / "per" / "report.html").read_text().split())
-    assert "isolation.kv_page_zeroing</span> (documented), not for glm-5.3" in html
+    assert "isolation.kv_page_zeroing</span>: yes (documented), not for glm-5.3" in html
+
+
+def test_a_stale_attestation_is_listed_with_its_value_and_marked(tmp_path: Path) -> None:
+    """Cloudflare's sample quotes a 2019 announcement of its attestations: in the review's "In
+    place" list it shows its value, its date and a stale mark, never as a current fact."""
+    doc = review(SAMPLES / "public-docs" / "cloudflare-workers-ai.yaml", tmp_path / "cf")
+    in_place = {c["question"]: c for c in doc["controls_in_place"]}
+    attest = in_place["compliance.attestations"]
+    assert (attest["value"], attest["date"], attest["stale"]) == (
+        ["SOC 2 Type II", "ISO 27001", "PCI DSS"],
+        "2019-06-14",
+        True,
+    )
+    assert [q for q, c in in_place.items() if c["stale"]] == ["compliance.attestations"]
+    html = " ".join((tmp_path / "cf" / "report.html").read_text().split())
+    assert (
+        "compliance.attestations</span>: SOC 2 Type II, ISO 27001, PCI DSS (documented, dated "
+        '2019-06-14) <strong class="stale">STALE for the period assessed</strong>'
+    ) in html
+    assert "data.prompts_used_for_training</span>: no (documented);" in html
 
 
 def test_a_decisive_rule_whose_floor_the_tier_already_meets_is_said(tmp_path: Path) -> None:

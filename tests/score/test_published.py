@@ -3,6 +3,9 @@ compensating controls, the advisory's own platform, the questions to send."""
 
 from __future__ import annotations
 
+import datetime as dt
+from pathlib import Path
+
 import pytest
 
 from assess.advisories.catalogue import load_advisories
@@ -10,9 +13,10 @@ from assess.kernel.errors import InputError
 from assess.kernel.structured import parse_yaml
 from assess.vendor.answers import AnswerSet, CheckedAnswer
 from assess.vendor.answers_check import check_answers
-from assess.vendor.answers_file import load_answers_and_bank
+from assess.vendor.answers_file import load_answers, load_answers_and_bank
 from assess.vendor.bank import questionnaire_from_located, shipped_questionnaire
 from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.freshness import parse_period
 from assess.vendor.scoring.models import ScoreResult
 from tests.conftest import REPO
 
@@ -298,3 +302,38 @@ def test_staleness_and_age_never_read_the_clock() -> None:
     ]
     readers = [str(p.relative_to(REPO)) for p in files if clock.search(p.read_text())]
     assert len(files) > 20 and readers == []
+
+
+@pytest.mark.parametrize(
+    ("period", "stale"),
+    [
+        (None, []),  # 2025-03-01 is 306 days before the answers (2026-01-01): current
+        ("2026-01-01..2026-01-31", []),
+        # assessed for August 2026: the same answer is 518 days before the period starts
+        ("2026-08-01..2026-08-31", ["data.prompts_used_for_training"]),
+    ],
+)
+def test_a_control_in_place_is_stale_against_the_answers_date_or_the_period(
+    tmp_path: Path, period: str | None, stale: list[str]
+) -> None:
+    """Staleness of a fact in place is judged against the answers' date and --period (the
+    coverage's answer_max_age_days), from the files' dates only."""
+    answers = tmp_path / "a.yaml"
+    answers.write_text(
+        "vendor: V\ndate: 2026-01-01\nanswers:\n"
+        "  data.prompts_used_for_training: {value: no, evidence: documented, date: 2025-03-01}\n"
+        "  isolation.kv_page_zeroing: {value: yes, evidence: documented}\n"
+        "  compliance.attestations: {value: [SOC 2 Type II], evidence: documented,"
+        " date: 2019-06-14}\n"
+    )
+    result = score_answers(
+        BANK,
+        load_answers(answers, BANK),
+        load_advisories(),
+        period=parse_period(period) if period else None,
+    )
+    marked = [c.question for c in result.controls_in_place if c.stale]
+    assert sorted(marked) == sorted(["compliance.attestations", *stale])
+    assert {c.question: c.date for c in result.controls_in_place}["compliance.attestations"] == (
+        dt.date(2019, 6, 14)
+    )

@@ -95,11 +95,15 @@ def _raw_findings(
 
 
 def _controls(
-    ctx: Context, cache: CacheProbeEvidence | None, bindings: list[EvidenceBinding]
+    ctx: Context,
+    cache: CacheProbeEvidence | None,
+    bindings: list[EvidenceBinding],
+    period: Period | None,
 ) -> list[ControlInPlace]:
-    """Return the controls in place; a scored cache audit that found no sharing verifies the
-    prefix-cache salting control."""
-    controls = controls_in_place(ctx.bank, ctx.answers)
+    """Return the controls in place (stale ones marked, judged against the answers' date and
+    ``period``); a scored cache audit that found no sharing verifies the prefix-cache salting
+    control."""
+    controls = controls_in_place(ctx.bank, ctx.answers, period.start if period else None)
     scored = any(b.kind == "cache-probe" and b.scored for b in bindings)
     return verified_control(ctx, cache, controls) if cache is not None and scored else controls
 
@@ -177,6 +181,6 @@ def score_answers(
         coverage=coverage,
         evidence_verdict=verdict,
         questions_to_send=questions,
-        controls_in_place=_controls(ctx, cache_probe, bindings),
+        controls_in_place=_controls(ctx, cache_probe, bindings, period),
         mitigations=rule_mitigations(ctx) + control_mitigations(ctx),
     )

@@ -175,9 +175,18 @@ def _in_place(q: Question, value: Value) -> bool:
     return any(type(v) is type(value) and v == value for v in q.safe_values)
 
 
-def controls_in_place(bank: Questionnaire, answers: AnswerSet) -> list[ControlInPlace]:
+def controls_in_place(
+    bank: Questionnaire, answers: AnswerSet, period_start: dt.date | None = None
+) -> list[ControlInPlace]:
     """Return the facts in the vendor's favour: controls answered with their safe value, answers
-    among a question's ``safe_values``, and answers to ``in_place_if_answered`` questions."""
+    among a question's ``safe_values``, and answers to ``in_place_if_answered`` questions.
+
+    Each is ``stale`` when its answer is dated more than ``coverage.answer_max_age_days`` before
+    the answers' date (as the coverage judges it) or before ``period_start`` (the assessment
+    period's first day): a 2019 attestation is listed, marked, never silently current. The
+    dates come from the files, never from the clock.
+    """
+    max_age = bank.scoring.coverage.answer_max_age_days
     out: list[ControlInPlace] = []
     for q in bank.questions:
         a = answers.get(q.id)
@@ -198,6 +207,9 @@ def controls_in_place(bank: Questionnaire, answers: AnswerSet) -> list[ControlIn
                 note=a.note,
                 only_for=[] if base else labels,
                 not_for=lacking if base else [],
+                date=a.date,
+                stale=is_stale(a, answers.date, max_age)
+                or (period_start is not None and is_stale(a, period_start, max_age)),
             )
         )
     return out

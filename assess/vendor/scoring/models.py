@@ -94,6 +94,12 @@ class ControlInPlace(Model):
         default_factory=list,
         description="Models or deployments whose own value is not in place (or not known)",
     )
+    date: dt.date | None = Field(default=None, description="The answer's own date, if given")
+    stale: bool = Field(
+        default=False,
+        description="Dated more than coverage.answer_max_age_days before the answers' date (or "
+        "before the start of --period): shown, but not a current fact",
+    )
 
 
 EvidenceVerdict = Literal["sufficient", "insufficient-evidence"]
