@@ -216,12 +216,18 @@ def _cache_observation(
 def _exposure(report: Report, ids: Ids, resources: list[dict[str, Any]]) -> dict[str, Any]:
     """The scoping of the request logs against the incident (a TEST)."""
     exposure = report.exposure
+    # Never "0 accounts" from logs that cannot tell accounts (a side table missing).
+    accounts = (
+        f"accounts not assessable: {exposure.accounts_unknown.rstrip('.')}"
+        if exposure.accounts_unknown
+        else f"from {len(exposure.accounts)} accounts and {exposure.unattributed} without an "
+        "account"
+    )
     return _observation(
         ids("observation", "exposure"),
         f"Request logs scoped against {exposure.advisory or 'the incident'}",
         f"{exposure.counts.get('records_read', 0)} records read; {exposure.received} "
-        f"requests received over the trigger in the incident window, from "
-        f"{len(exposure.accounts)} accounts and {exposure.unattributed} without an account; "
+        f"requests received over the trigger in the incident window, {accounts}; "
         f"{exposure.possibly_affected.get('requests', 0)} more possibly affected.",
         "TEST",
         props(advisory=exposure.advisory, affected_requests=exposure.received)
