@@ -1,9 +1,13 @@
 """Write docs/reference.md from the CLI itself: every command's and subcommand's ``--help``.
 
-Each help is rendered in this process as ``assess ... --help`` prints it on a console that is not
-a terminal, at :data:`WIDTH` columns, with no colour codes, so the page is what a user sees at 80
-columns. ``tests/test_cli_reference.py`` fails when the checked-in page differs from what the CLI
-prints; after changing a command's options or help, rewrite the page with::
+Each help is rendered in this process as ``assess ... --help`` prints it on a terminal of
+:data:`COLUMNS` columns (or piped), with no colour codes: click wraps help at
+``min(columns, max_content_width) - 2`` (``click.formatting.HelpFormatter``; ``max_content_width``
+defaults to 80), so 78 at 80 columns or wider and when piped (``shutil.get_terminal_size`` then
+falls back to 80). Click's test runner forces 80 instead (``formatting.FORCED_WIDTH``), which is
+why the width is asked of click's own formatter and handed to the command's context.
+``tests/test_cli_reference.py`` fails when the checked-in page differs from what the CLI prints;
+after changing a command's options or help, rewrite the page with::
 
     python -m tests.cli_reference          # writes docs/reference.md
     python -m tests.cli_reference --check  # exit 1 when the page is stale
@@ -11,21 +15,23 @@ prints; after changing a command's options or help, rewrite the page with::
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-#: the width every help is rendered at (rich's default for a console that is not a terminal)
-WIDTH = 80
+#: the terminal the page shows the help for (80 columns, or any wider one, or piped)
+COLUMNS = 80
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference.md"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 HEADER = """\
 # Command reference
 
-Every command's `--help`, as `assess` prints it at {width} columns. This page is generated from
+Every command's `--help`, as `assess` prints it on a terminal of {columns} columns or wider, or
+piped (click wraps help at {width}). This page is generated from
 the CLI (`python -m tests.cli_reference`) and `tests/test_cli_reference.py` fails when it differs
 from what the commands print, so it cannot drift. Hidden options (old spellings kept for a release,
 see [Old spellings](#old-spellings)) are not listed.
@@ -50,14 +56,33 @@ def _walk(command: Any, path: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
         yield from _walk(sub, (*path, name))
 
 
+def help_width(columns: int = COLUMNS) -> int:
+    """Return the width click wraps help at on a terminal of ``columns``, by click's own rule."""
+    from click import formatting
+
+    saved = os.environ.get("COLUMNS"), formatting.FORCED_WIDTH
+    os.environ["COLUMNS"], formatting.FORCED_WIDTH = str(columns), None
+    try:
+        return formatting.HelpFormatter().width
+    finally:
+        formatting.FORCED_WIDTH = saved[1]
+        if saved[0] is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = saved[0]
+
+
 def render_help(path: tuple[str, ...]) -> str:
-    """Return ``assess PATH --help`` as printed at :data:`WIDTH` columns, without colour codes."""
+    """Return ``assess PATH --help`` as a terminal of :data:`COLUMNS` shows it, without colour
+    codes."""
     from typer.testing import CliRunner
 
     from assess.cli import app
 
-    env = {"COLUMNS": str(WIDTH), "LINES": "50", "TERM": "dumb", "NO_COLOR": "1"}
-    result = CliRunner(env=env).invoke(app, [*path, "--help"], prog_name="assess")
+    env = {"COLUMNS": str(COLUMNS), "LINES": "50", "TERM": "dumb", "NO_COLOR": "1"}
+    result = CliRunner(env=env).invoke(
+        app, [*path, "--help"], prog_name="assess", terminal_width=help_width()
+    )
     if result.exit_code != 0:
         raise RuntimeError(f"assess {' '.join(path)} --help: exit {result.exit_code}")
     lines = [line.rstrip() for line in _ANSI.sub("", result.output).splitlines()]
@@ -66,7 +91,7 @@ def render_help(path: tuple[str, ...]) -> str:
 
 def render_page() -> str:
     """Return the whole reference page."""
-    parts = [HEADER.format(width=WIDTH)]
+    parts = [HEADER.format(columns=COLUMNS, width=help_width())]
     for path in command_paths():
         title = " ".join(("assess", *path))
         parts.append(f"## `{title}`\n\n```text\n{render_help(path)}```\n\n")
