@@ -118,7 +118,9 @@ _MAPPING = typer.Option(
 _MODEL = typer.Option([], "--model", help="Model id(s) replacing the advisory's.")
 _SINCE = typer.Option(None, "--since", help="Window start (ISO, UTC default).")
 _UNTIL = typer.Option(
-    None, "--until", help="Window end, inclusive (a bare date means 23:59:59 that day)."
+    None,
+    "--until",
+    help="Window end, inclusive (a bare date means that whole day, its last instant included).",
 )
 _MIN_PROMPT_TOKENS = typer.Option(
     None, "--min-prompt-tokens", min=0, help="Trigger: prompt tokens strictly greater."
@@ -134,6 +136,13 @@ _MAX_LINE_BYTES = typer.Option(
     "--max-line-bytes",
     min=1024,
     help="Skip (and list) NDJSON lines longer than this many bytes.",
+)
+_MAX_INFLATE_RATIO = typer.Option(
+    1000,
+    "--max-inflate-ratio",
+    min=1,
+    help="Refuse a compressed log (gzip, zstd, xz, bzip2) that, past its first 32 MiB "
+    "inflated, inflates to more than this many times its compressed size (a bomb).",
 )
 _EXPLAIN = typer.Option(
     False,
@@ -187,6 +196,7 @@ def scope_cmd(
     notification_pack: str | None = _NOTIFICATION_PACK,
     served_by: str | None = SERVED_BY,
     max_line_bytes: int = _MAX_LINE_BYTES,
+    max_inflate_ratio: int = _MAX_INFLATE_RATIO,
     explain: bool = _EXPLAIN,
     jobs: int | None = _JOBS,
     emit_sql: str | None = _EMIT_SQL,
@@ -215,20 +225,18 @@ def scope_cmd(
     if suggest_preset is not None and logs:
         suggest(logs, suggest_preset)
     require_logs(logs)
+    limits = {"max_line_bytes": max_line_bytes, "max_inflate_ratio": max_inflate_ratio}
+    run = _read(logs, options | limits, jobs=jobs, platform_requests=platform_requests, **platform)
+    _finish(run, ids_csv, json_out, explain, outputs)
+
+
+def _read(logs: list[str], options: dict[str, Any], **more: Any) -> Any:
+    """Return the scope run of ``logs`` (``scope_run``), with a progress bar."""
     from assess.kernel.output import progress_bar
     from assess.scope.api import scope_run
 
     with progress_bar("scope") as progress:
-        run = scope_run(
-            logs,
-            **options,
-            platform_requests=platform_requests,
-            progress=progress,
-            max_line_bytes=max_line_bytes,
-            jobs=jobs,
-            **platform,
-        )
-    _finish(run, ids_csv, json_out, explain, outputs)
+        return scope_run(logs, **options, progress=progress, **more)
 
 
 def register(app: typer.Typer) -> None:

@@ -108,6 +108,7 @@ def scope_run(
     platform_tokens: int | None = None,
     platform_mean_tokens: int | None = None,
     served_by: str | None = None,
+    max_inflate_ratio: int | None = None,
 ) -> ScopeRun:
     """Scope ``logs`` (files or globs) as `assess scope` does; see :func:`scope_logs`. A run
     whose logs back no verdict returns ``result.verdict`` ``not_assessable`` (exit code 2)."""
@@ -124,6 +125,8 @@ def scope_run(
     acc = ScopeAccumulator(with_preset(scope, reader.preset, served_by), keep_text=keep_text)
     if max_line_bytes is not None:
         reader.max_line_bytes = max_line_bytes
+    if max_inflate_ratio is not None:
+        reader.max_inflate_ratio = max_inflate_ratio
     reading = _Reading(reader, preset or "auto", maps)
     inputs = read_all(reader, acc, jobs, progress, reading.start)
     result = acc.result(reader.preset.id, inputs, *platform)
@@ -322,6 +325,7 @@ def scope_logs(
     platform_tokens: int | None = None,
     platform_mean_tokens: int | None = None,
     served_by: str | None = None,
+    max_inflate_ratio: int | None = None,
 ) -> ScopeResult:
     """Scope request logs against an incident advisory: the model of `assess scope --json`.
 
@@ -330,7 +334,8 @@ def scope_logs(
     ``models``, ``since``, ``until`` (datetimes or ISO text) and ``min_prompt_tokens`` replace
     the advisory's (its figures then no longer apply); N, V or V/N (``platform_*``) give the range
     ``disclosed.estimate`` (docs/exposure.md); NDJSON lines over ``max_line_bytes`` (16 MiB) are
-    skipped and listed; ``jobs`` processes read the files (0: one per core; same document).
+    skipped and listed; ``jobs`` processes read the files (0: one per core; same document); a
+    compressed log inflating past ``max_inflate_ratio`` (1000) times its size is refused.
 
     Raises:
         NotAssessable: (an InputError) the logs back no verdict: no usable request, a required
@@ -355,6 +360,7 @@ def scope_logs(
         platform_tokens=platform_tokens,
         platform_mean_tokens=platform_mean_tokens,
         served_by=served_by,
+        max_inflate_ratio=max_inflate_ratio,
     ).result
     if result.verdict == "not_assessable":
         raise NotAssessable(result)

@@ -46,6 +46,8 @@ class Job:
     keep_text: bool
     fast: bool
     max_line_bytes: int
+    #: The caller's ``--max-inflate-ratio``.
+    max_inflate_ratio: int
     #: The caller's object-storage settings now: a fork server keeps the environment it started
     #: with, which may predate them (an API caller that set AWS_ENDPOINT_URL since).
     storage_env: tuple[tuple[str, str], ...] = ()
@@ -76,6 +78,7 @@ def scope_one(job: Job) -> tuple[ScopeAccumulator, list[InputFile], list[str | N
     acc = ScopeAccumulator(job.scope, keep_text=job.keep_text)
     reader = LogReader([job.file], job.preset, fast=job.fast)
     reader.max_line_bytes = job.max_line_bytes
+    reader.max_inflate_ratio = job.max_inflate_ratio
     for batch in reader.batches():
         acc.add(batch)  # loads the details of the rows it keeps
     acc.forget_masks()  # the last block's columns need not travel back

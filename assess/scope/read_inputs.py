@@ -48,6 +48,7 @@ def read_all(
             acc.keep_text,
             reader.fast,
             reader.max_line_bytes,
+            reader.max_inflate_ratio,
             storage_env(),
         )
         for path in reader.files

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import resource
 from collections.abc import Callable
 from pathlib import Path
@@ -43,7 +44,9 @@ def test_bombs_are_refused_by_name_fast_and_bounded(tmp_path: Path) -> None:
     for path in _bombs(tmp_path):
         assert path.stat().st_size < 1 << 20
         before = resource.getrusage(resource.RUSAGE_SELF)
-        with pytest.raises(InputError, match=f"{path.name}: refused: it inflates more than 1000"):
+        with pytest.raises(
+            InputError, match=f"{path.name}: refused: it inflates more than 1,000 times"
+        ):
             scope([path])
         after = resource.getrusage(resource.RUSAGE_SELF)
         assert after.ru_utime - before.ru_utime < 20  # CPU seconds, not wall time
@@ -89,3 +92,38 @@ def test_the_absolute_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     path = write(tmp_path / "log.ndjson.gz", [_good()] * 100, "ndjson.gz")
     with pytest.raises(InputError, match="inflates past 1,000 bytes"):
         scope([path])
+
+
+def _repetitive_log(path: Path) -> int:
+    """Write 330,000 real-shaped records (35 MB, only the ids differ) as zstd: about 120 times
+    smaller; return the record count."""
+    line = (
+        b'{"timestamp": "2026-09-01T10:00:00Z", "model": "glm-5.3", "prompt_tokens": 900000, '
+        b'"request_id": "req-%07d"}\n'
+    )
+    count = 330_000
+    body = b"".join(line % i for i in range(count))
+    path.write_bytes(zstandard.ZstdCompressor(level=3).compress(body))
+    assert len(body) > 32 << 20 and 60 < len(body) / path.stat().st_size < 1000
+    return count
+
+
+def test_max_inflate_ratio_refuses_by_name_ratio_and_option(
+    tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    """``--max-inflate-ratio`` (issue 36, items 9/14): the bound is the user's, the refusal names
+    the file, the ratio reached and the option; the default (1000) reads the same file."""
+    log = tmp_path / "ids.ndjson.zst"
+    count = _repetitive_log(log)
+    good = write(tmp_path / "good.ndjson", [_good()], "ndjson")
+    for jobs in ("1", "2"):
+        result = run_cli("scope", str(good), str(log), "--max-inflate-ratio", "50", "--jobs", jobs)
+        assert result.exit_code == 2, result.output
+        text = " ".join(result.output.split())
+        assert f"{log}: refused: it inflates more than 50 times its compressed size" in text
+        assert "(--max-inflate-ratio)" in text and "raise --max-inflate-ratio (now 50)" in text
+        ratio = re.search(r"bytes from the first [\d,]+, ([\d,]+) times", text)
+        assert ratio is not None and 50 < int(ratio[1].replace(",", "")) < 1000
+        assert "Traceback" not in result.output
+    doc = json.loads(run_cli("scope", str(log), "--json", "-").stdout)
+    assert doc["counts"]["over_threshold"] == count  # read whole under the default bound

@@ -27,16 +27,17 @@ _ZSTD_FEED = 1 << 10
 
 #: Decompression bounds, on inflated bytes (not the compressed bytes read): past
 #: :data:`RATIO_FROM` inflated bytes, a stream may inflate to at most :data:`MAX_RATIO` times the
-#: compressed bytes read so far, and never past :data:`MAX_INFLATED` in all. Request logs inflate
-#: 5-30 times; 60,000 records of one repeated prompt with unique ids, zstd -19: 600 times; a gzip
-#: of blank lines 1,030 (deflate's ceiling is 1,032), a zstd of ``{}`` lines 10,000.
+#: compressed bytes read so far (``--max-inflate-ratio``), and never past :data:`MAX_INFLATED`.
+#: Request logs inflate 5-30 times; 60,000 records of one repeated prompt with unique ids,
+#: zstd -19: 600 times; a gzip of blank lines 1,030 (deflate's ceiling is 1,032), a zstd of
+#: ``{}`` lines 10,000.
 MAX_RATIO = 1000
 RATIO_FROM = 32 << 20
 MAX_INFLATED = 1 << 40
 
 
 class InflateCap(InputError):
-    """A compressed input inflated past :data:`MAX_RATIO` or :data:`MAX_INFLATED` (a bomb)."""
+    """A compressed input inflated past its ratio bound or :data:`MAX_INFLATED` (a bomb)."""
 
 
 class _Inflating(io.BufferedIOBase):
@@ -47,9 +48,10 @@ class _Inflating(io.BufferedIOBase):
     ``BufferedReader``'s buffer and out again: two passes over every inflated byte saved).
     """
 
-    def __init__(self, raw: io.RawIOBase) -> None:
+    def __init__(self, raw: io.RawIOBase, max_ratio: int = MAX_RATIO) -> None:
         super().__init__()
         self._raw = raw
+        self._max_ratio = max_ratio  # past RATIO_FROM inflated bytes
         self._offset = 0  # bytes of the file read so far
         self._out = b""  # the inflated piece being handed out, from ``_at``
         self._at = 0
@@ -81,20 +83,22 @@ class _Inflating(io.BufferedIOBase):
     def _cap(self, offset: int, inflated: int) -> None:
         """Raise :class:`InflateCap` naming the file when ``inflated`` bytes from the first
         ``offset`` compressed ones are past the bounds."""
-        ratio = inflated > RATIO_FROM and inflated > MAX_RATIO * offset
+        ratio = inflated > RATIO_FROM and inflated > self._max_ratio * offset
         if not ratio and inflated <= MAX_INFLATED:
             return
         name = getattr(self._raw, "path", "the input")
         why = (
-            f"more than {MAX_RATIO} times its compressed size"
+            f"more than {self._max_ratio:,} times its compressed size (--max-inflate-ratio)"
             if ratio
             else f"past {MAX_INFLATED:,} bytes"
         )
         raise InflateCap(
-            f"{name}: refused: it inflates {why} ({inflated:,} bytes from the first "
-            f"{offset:,}), a decompression bomb or not a request log",
-            "Decompress it and check what it holds (request logs inflate 5-30 times); a real log "
-            "that inflates more can be scoped decompressed.",
+            f"{name}: refused: it inflates {why}: {inflated:,} bytes from the first "
+            f"{offset:,}, {inflated / max(offset, 1):,.0f} times; a decompression bomb or not a "
+            "request log",
+            "Decompress it and check what it holds (request logs inflate 5-30 times, repetitive "
+            f"ones a few hundred); a real log that inflates more: raise --max-inflate-ratio "
+            f"(now {self._max_ratio:,}), or scope it decompressed.",
         )
 
     def read1(self, size: int = -1) -> bytes:
@@ -139,8 +143,8 @@ class ZstdFrames(_Inflating):
     file would read as shorter or empty), a frame that stops before its end raises EOFError.
     """
 
-    def __init__(self, raw: io.RawIOBase) -> None:
-        super().__init__(raw)
+    def __init__(self, raw: io.RawIOBase, max_ratio: int = MAX_RATIO) -> None:
+        super().__init__(raw, max_ratio)
         import zstandard
 
         self._dctx = zstandard.ZstdDecompressor()
@@ -176,8 +180,8 @@ class _Stdlib(_Inflating):
     """Concatenated xz or bzip2 streams through a stdlib decompressor (``lzma``/``bz2``), whose
     ``max_length`` bounds each call's output like ISA-L's."""
 
-    def __init__(self, raw: io.RawIOBase, kind: str) -> None:
-        super().__init__(raw)
+    def __init__(self, raw: io.RawIOBase, kind: str, max_ratio: int = MAX_RATIO) -> None:
+        super().__init__(raw, max_ratio)
         import bz2
         import lzma
 
@@ -230,8 +234,8 @@ class GzipMembers(_Inflating):
     byte), so every line inflated before the break is kept.
     """
 
-    def __init__(self, raw: io.RawIOBase) -> None:
-        super().__init__(raw)
+    def __init__(self, raw: io.RawIOBase, max_ratio: int = MAX_RATIO) -> None:
+        super().__init__(raw, max_ratio)
         from isal import igzip_lib
 
         self._new: Any = lambda: igzip_lib.IgzipDecompressor(flag=igzip_lib.DECOMP_GZIP)

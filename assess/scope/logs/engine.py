@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from assess.scope.logs.infer import Inference
 from assess.scope.logs.sources import (
     MAX_LINE_BYTES,
+    MAX_RATIO,
     HashingReader,
     open_stream,
     sniff_compression,
@@ -94,6 +95,9 @@ class LogReader:
         self.fast = fast
         self.side: dict[str, dict[str, Any]] | None = None
         self.max_line_bytes = MAX_LINE_BYTES
+        #: Past 32 MiB inflated, a compressed input may inflate at most this many times the
+        #: bytes it was read from (``--max-inflate-ratio``).
+        self.max_inflate_ratio = MAX_RATIO
         self.block_size = BLOCK
         self.inputs: list[InputFile] = []
         #: Per input read, its content identity: the SHA-256 of its bytes once decompressed
@@ -181,7 +185,7 @@ class LogReader:
             return
         raw = HashingReader(path)
         try:
-            with open_stream(raw, kind) as opened:
+            with open_stream(raw, kind, self.max_inflate_ratio) as opened:
                 ctx = self._context(raw)
                 stream, head = _text(opened, path)
                 if isinstance(head, formats.Bad):  # broken before a first block could be read
@@ -207,7 +211,7 @@ class LogReader:
             return
         raw = HashingReader(path)
         try:
-            with open_stream(raw, kind) as opened:
+            with open_stream(raw, kind, self.max_inflate_ratio) as opened:
                 stream, head = _text(opened, path)
                 if isinstance(head, formats.Bad):
                     yield 1, head

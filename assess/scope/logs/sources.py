@@ -29,6 +29,7 @@ from assess.scope.logs import lines as _lines
 
 # Re-exported: these lived here before the split, and callers import them from here.
 from assess.scope.logs.compression import GZIP_MAGIC as _GZIP
+from assess.scope.logs.compression import MAX_RATIO as MAX_RATIO
 from assess.scope.logs.compression import ZSTD_MAGIC as _ZSTD
 from assess.scope.logs.compression import GzipMembers as GzipMembers
 from assess.scope.logs.compression import Salvaging as Salvaging
@@ -201,15 +202,18 @@ def sniff_compression(path: Path) -> Compression | Literal["parquet"]:
 
 
 @contextmanager
-def open_stream(raw: HashingReader, compression: Compression) -> Iterator[BinaryIO]:
-    """Yield the decompressed byte stream of ``raw``."""
+def open_stream(
+    raw: HashingReader, compression: Compression, max_ratio: int = MAX_RATIO
+) -> Iterator[BinaryIO]:
+    """Yield the decompressed byte stream of ``raw``; past 32 MiB inflated, it may inflate to
+    ``max_ratio`` times the compressed bytes read (``InflateCap`` otherwise)."""
     stream: BinaryIO
     if compression == "gzip":
-        stream = Salvaging(GzipMembers(raw))  # type: ignore[arg-type,assignment]
+        stream = Salvaging(GzipMembers(raw, max_ratio))  # type: ignore[arg-type,assignment]
     elif compression == "zstd":
-        stream = Salvaging(ZstdFrames(raw))  # type: ignore[arg-type,assignment]
+        stream = Salvaging(ZstdFrames(raw, max_ratio))  # type: ignore[arg-type,assignment]
     elif compression in ("xz", "bz2"):
-        stream = Salvaging(Stdlib(raw, compression))  # type: ignore[arg-type,assignment]
+        stream = Salvaging(Stdlib(raw, compression, max_ratio))  # type: ignore[arg-type,assignment]
     else:
         stream = io.BufferedReader(raw, buffer_size=4 << 20)
     try:
