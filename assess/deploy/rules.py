@@ -60,7 +60,7 @@ def pool_vs_context(node: NodeView, dep: Deployment) -> list[NodeFinding]:
     if node.role is Role.PREFILL and node.log.engine == "sglang":
         detail += " " + INCIDENT_NOTE
     if node.log.settings.get("refused_to_start"):
-        detail += " The engine refused to start with this configuration, so it serves nothing."
+        return []  # refused_to_start says it, with the refusal's own numbers
     return [
         _finding(
             node.name,
@@ -323,29 +323,42 @@ NodeRule = Callable[[NodeView, Deployment], list[NodeFinding]]
 DeploymentRule = Callable[[Deployment], list[NodeFinding]]
 
 
-def refused_without_pool(node: NodeView, dep: Deployment) -> list[NodeFinding]:
-    """vLLM refused to start and printed no pool figure (builds without the estimate)."""
-    settings = node.log.settings
-    if not settings.get("refused_to_start") or node.log.pool_tokens is not None:
+def refused_to_start(node: NodeView, dep: Deployment) -> list[NodeFinding]:
+    """vLLM refused to start: the context asked does not fit the KV cache (every wording)."""
+    settings, ctx, pool = node.log.settings, node.log.context_tokens, node.log.pool_tokens
+    if not settings.get("refused_to_start"):
         return []
     need, have = settings.get("kv_cache_needed_gib"), settings.get("kv_cache_available_gib")
-    sizes = f" ({need} GiB KV cache needed, {have} GiB available)" if need and have else ""
+    sizes = f"{need} GiB of KV cache needed, {have} GiB available" if need and have else ""
+    if pool is not None:
+        holds = f"the KV cache holds {pool:,} tokens"
+    elif ctx and isinstance(need, float) and isinstance(have, float) and need > 0:
+        holds = (
+            f"the KV cache holds about {int(ctx * have / need):,} tokens ({sizes}; the "
+            "refusal gives no token figure: context x available / needed)"
+        )
+    else:
+        holds = f"the KV cache is too small ({sizes})" if sizes else "the KV cache is too small"
+    asked = f"{ctx:,} tokens" if ctx else "the configured context"
+    severity = _pool_severity(node) if pool is not None else Severity.HIGH
     return [
         _finding(
-            node.name, "engine-refused-to-start", Severity.HIGH,
-            f"{node.name}: the engine refused to start: its KV cache cannot hold one request of "
-            f"the configured length{sizes}",
-            "The configured context length does not fit the KV cache; this launch serves nothing "
-            "and a relaunch with other settings must be checked again.",
-            _fix_pool(node, node.log.context_tokens or 0),
-            _evidence(node, "settings.refused_to_start", "context_tokens"),
+            node.name, "engine-refused-to-start", severity,
+            f"{node.name}: the engine refused to start: the context asked ({asked}) does not fit "
+            "the KV cache",
+            f"The context asked is {asked}; {holds}" + (f" ({sizes})" if pool and sizes else "")
+            + ". This launch serves nothing; a relaunch with other settings must be checked "
+            "again: lowering only the memory reserved can make it start with a pool smaller "
+            "than the context.",
+            _fix_pool(node, pool if pool is not None else ctx or 0),
+            _evidence(node, "settings.refused_to_start", "context_tokens", "pool_tokens"),
         )
     ]  # fmt: skip
 
 
 NODE_RULES: tuple[NodeRule, ...] = (
     inconclusive,
-    refused_without_pool,
+    refused_to_start,
     pool_vs_context,
     pool_vs_advertised,
     pool_vs_deployment,
