@@ -163,6 +163,8 @@ def run_report(
     )
     for item in report.not_assessed:
         typer.echo(f"Not assessed ({item.section}): {item.reason}")
+    if report.notification is not None and not report.notification.available:
+        typer.echo(f"Notification appendix not available: {report.notification.why_not}")
     _warn_accounts(report.exposure.accounts_unknown)
     gov = report.governance
     typer.echo(

@@ -18,6 +18,7 @@ from assess.cli.scope_exposure import (
     SERVED_BY,
     exposure_table,
     render_method,
+    render_platform,
     require_logs,
     write_exposure_files,
 )
@@ -69,6 +70,7 @@ def render(result: ScopeResult, console: Console) -> None:
         f"prompt tokens > {f.min_prompt_tokens:,}; preset {result.preset}"
         + (f"; served by {f.serving_platform}" if f.serving_platform else "")
     )
+    render_platform(result, console)
     table = Table("count", "records", title="Records")
     for key, value in c.model_dump().items():
         table.add_row(key, f"{value:,}")

@@ -107,6 +107,25 @@ def exposure_table(result: ScopeResult) -> Table:
     return summary
 
 
+def render_platform(result: ScopeResult, console: Console) -> None:
+    """Say when the platform is not checked (``--model``), and when the export records no
+    provider and the user stated none (``--served-by`` would tell)."""
+    f = result.filter
+    if f.advisory_id is not None and not f.platforms:
+        console.print(
+            "platform: not checked: --model replaces the advisory's models and with them its "
+            "platform binding, so rows on any platform count",
+            markup=False,
+        )
+    elif f.platforms and not f.provider_recorded and not f.serving_platform:
+        console.print(
+            f"platform: the {result.preset} export records no serving provider or endpoint: "
+            "rows over the trigger stay possibly affected; if you know who served them, say so "
+            "with --served-by PLATFORM (e.g. --served-by workers-ai)",
+            markup=False,
+        )
+
+
 def render_method(result: ScopeResult, console: Console) -> None:
     """Print why rows are possibly affected, what left S, and the exposure range's method."""
     p, d = result.possibly_affected, result.disclosed
@@ -115,14 +134,20 @@ def render_method(result: ScopeResult, console: Console) -> None:
     for reason, n in d.excluded.items():
         console.print(f"not a source, {reason}: {n:,}", markup=False)
     estimate = d.estimate
-    if estimate is not None and not estimate.applies:
+    if estimate is None:
+        from assess.scope.estimate import no_range
+
+        console.print(f"exposure range {no_range(result.filter)}", markup=False)
+    elif not estimate.applies:
         console.print(f"exposure range {estimate.formula}", markup=False)
-    elif estimate is not None:
+    else:
         console.print(
             f"exposure range (chance a leak carried our data): {estimate.formula}", markup=False
         )
-        for item in estimate.assumptions:
-            console.print(f"  assumes {item.assumption} (biases {item.bias})", markup=False)
+        missing = {"lower:": estimate.lower is None, "upper:": estimate.upper is None}
+        for item in estimate.assumptions:  # none of a bound not computed
+            if not any(item.assumption.startswith(k) and gone for k, gone in missing.items()):
+                console.print(f"  assumes {item.assumption} (biases {item.bias})", markup=False)
     own = result.own_overlap
     if own is not None:
         console.print(

@@ -20,6 +20,7 @@ from assess.report.models import DeploymentNode, Report
 from assess.report.prose import cite_questions, prose, question_texts
 from assess.report.sections import value_text
 from assess.report.tables import account_rows, answer_sheet
+from assess.scope.method_text import method_lines
 
 #: Nested values are shown up to this many items inside one table cell.
 _CELL_ITEMS = 12
@@ -55,6 +56,7 @@ def _environment() -> Environment:
         answer_sheet=answer_sheet,
         distributions=distribution_chart,
         answer_value=value_text,
+        method_lines=method_lines,
     )
     return env
 

@@ -31,8 +31,12 @@ NOTE = (
 )
 FROM_DOCUMENT = (
     "the logs were given as an `assess scope --json` document, which holds no per-request "
-    "rows: give --logs the request logs themselves for the notification appendix (or attach "
-    "`assess scope --notification-pack DIR`)"
+    "rows: it lists the affected and possibly affected request ids without their account or "
+    "time, and the source set's requests only up to 1,000, so the per-account time ranges and "
+    "request lists cannot be built from it. Run `assess report` with --logs the request logs "
+    "themselves (and the same --platform-requests, --platform-tokens or "
+    "--platform-mean-tokens and --served-by), or run `assess scope LOGS --notification-pack DIR` "
+    "and keep DIR with the review"
 )
 
 

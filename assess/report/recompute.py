@@ -298,12 +298,55 @@ def section_checks(report: Report, again: Report) -> list[Check]:
             f"{len(report.remediation)} item(s)",
         ),
     ]
+    models = {
+        "exposure recomputed from the logs": (exp, exp2),
+        "notification appendix recomputed from the logs": (report.notification, again.notification),
+    }
     return [
         Check(what=what, status="ok", detail=f"{found} as stated")
         if same
-        else Check(what=what, status="differs", detail=f"{stated} stated; recomputed {found}")
+        else Check(
+            what=what,
+            status="differs",
+            detail=f"{stated} stated; recomputed {found}"
+            + (f"; {differences(*models[what])}" if what in models else ""),
+        )
         for what, same, found, stated in pairs
     ]
+
+
+def differences(stated: Any, again: Any, limit: int = 3) -> str:
+    """Return the first ``limit`` values that differ between two models (or None), each by its
+    dotted path with the stated and the recomputed value."""
+
+    def plain(model: Any) -> Any:
+        return model.model_dump(mode="json") if hasattr(model, "model_dump") else model
+
+    found: list[str] = []
+
+    def walk(a: Any, b: Any, path: str) -> None:
+        if len(found) >= limit or a == b:
+            return
+        if isinstance(a, dict) and isinstance(b, dict):
+            keys = [*a, *(k for k in b if k not in a)]
+            for key in sorted(keys, key=lambda k: k == "platform_share"):  # superseded: last
+                walk(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
+                walk(x, y, f"{path}[{i}]")
+        else:
+            found.append(f"{path or 'the section'}: {_short(a)} stated, {_short(b)} recomputed")
+
+    walk(plain(stated), plain(again), "")
+    return "; ".join(found) or "they differ"
+
+
+def _short(value: Any) -> str:
+    """A value as JSON, cut to 80 characters."""
+    import json
+
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 80 else f"{text[:77]}..."
 
 
 def _rerendered(folder: Path, manifest: Manifest, review: Review) -> list[Check]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from assess.kernel.errors import InputError, UsageError
 from assess.kernel.output import ProgressCallback
 from assess.scope.accumulator import ScopeAccumulator
+from assess.scope.estimate import check_statement
 from assess.scope.evidence import NotAssessable as NotAssessable  # raised by scope_logs
 from assess.scope.filter import with_preset
 from assess.scope.models import ScopeFilter, ScopeResult
@@ -116,7 +117,7 @@ def scope_run(
     from assess.scope.logs import open_logs, parse_map
     from assess.scope.read_inputs import read_all
 
-    platform = (platform_requests, platform_tokens, platform_mean_tokens)
+    platform = check_statement(platform_requests, platform_tokens, platform_mean_tokens)
     maps = parse_map(map_items(mapping))
     scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
     window = (scope.since, scope.until)  # date folders outside it are not read
@@ -294,7 +295,7 @@ def scope_engine_run(
     from assess.scope.engine_results import result_files, result_preset, scope_engine_results
     from assess.scope.evidence import require_evidence
 
-    platform = (platform_requests, platform_tokens, platform_mean_tokens)
+    platform = check_statement(platform_requests, platform_tokens, platform_mean_tokens)
     paths = result_files(results)  # one file, or the parts of a sharded export
     scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
     if preset == "auto" and not logs:  # the preset the query was emitted for

@@ -24,6 +24,10 @@ NOT_THE_ADVISORY = (
     "the filter is not the advisory's (--model, --since, --until or --min-prompt-tokens "
     "replaced its values): its leaked count and pool size are facts about another question"
 )
+GIVE_N = "lower: give --platform-requests for N"
+GIVE_V = "upper: give --platform-tokens or --platform-mean-tokens for V"
+#: The range with neither N nor V given (no estimate at all).
+NOT_COMPUTED = f"not computed: {GIVE_N}; {GIVE_V}"
 ASSUMPTIONS = (
     (
         "lower: each leaked response copied one whole earlier request chosen uniformly among "
@@ -81,6 +85,24 @@ def footprints(sources: pa.Table, context: int) -> tuple[int, int]:
     # summed as Python integers: int64 could overflow on adversarial counts
     total = sum(int(v) for v in sizes.to_pylist())
     return context * sources.num_rows + total + context * unknown, unknown
+
+
+def check_statement(
+    platform_requests: int | None, platform_tokens: int | None, mean_tokens: int | None
+) -> tuple[int | None, int | None, int | None]:
+    """Return (N, V, V / N) as given, checked before any log is read.
+
+    Raises:
+        UsageError: V / N without N (V = N x mean needs N).
+    """
+    if mean_tokens is not None and platform_requests is None:
+        raise UsageError(
+            f"--platform-mean-tokens {mean_tokens:,} needs --platform-requests: V is N x the "
+            "mean, and without N neither bound can be computed",
+            "Add --platform-requests N (the provider's requests for the model in the window), "
+            "or give V itself with --platform-tokens.",
+        )
+    return platform_requests, platform_tokens, mean_tokens
 
 
 def platform_volume(
@@ -169,6 +191,8 @@ def _bounds(
             f"lower = L_others x |S| / N = {low_l:,} x {size:,} / {platform_requests:,} "
             f"= {percent(lower)}"
         )
+    else:
+        parts.append(GIVE_N)
     if tokens is not None:
         upper = min(Fraction(1), Fraction(high_l * footprint, tokens))
         parts.append(
@@ -177,8 +201,15 @@ def _bounds(
             f"C for {unknown:,} unknown)"
         )
     else:
-        parts.append("upper: give --platform-tokens or --platform-mean-tokens for V")
+        parts.append(GIVE_V)
     return lower, upper, "; ".join(parts)
+
+
+def no_range(scope: ScopeFilter) -> str:
+    """Return what the range reads when neither N nor V was given: which options give it, or
+    why it is not shown for this filter."""
+    why = _why_not(scope)
+    return NOT_COMPUTED if why is None else f"not shown: {why}"
 
 
 def _why_not(scope: ScopeFilter) -> str | None:

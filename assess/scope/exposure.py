@@ -36,6 +36,11 @@ FALLBACK_LOW_PERCENT = 97
 
 REASON_UNKNOWN = "unknown prompt tokens"
 REASON_PLATFORM = "over the trigger, platform not identified (no provider, endpoint or prefix)"
+REASON_ROUTER = "over the trigger, served through a router (it does not tell the platform)"
+REASON_PROTOCOL = "over the trigger, platform not identified (provider logged is an API protocol)"
+REASON_NO_FIELD = "over the trigger, platform not identified (the export records no provider)"
+#: Every reason of a row whose platform cannot be told (over the trigger).
+PLATFORM_REASONS = (REASON_PLATFORM, REASON_ROUTER, REASON_PROTOCOL, REASON_NO_FIELD)
 REASON_FALLBACK = "fallback token count (native count missing; they differ by -3% to +13%)"
 REASON_MARGIN = "count within the margin of the trigger"
 EXCLUDED_OVER = "over the trigger: prompt replaced by a placeholder, never written to the pool"
@@ -115,6 +120,20 @@ def platform_of(rows: pa.Table, scope: ScopeFilter) -> Any:
             other = pa.array([True] * count)
     verdict = pc.if_else(on, ON, pc.if_else(other, ELSEWHERE, UNKNOWN))
     return verdict.cast(TEXT)
+
+
+def _platform_reason(rows: pa.Table, scope: ScopeFilter) -> Any:
+    """Return, for each row, why its platform cannot be told (read where it cannot): a router's
+    name, a protocol name, an export with no such field, or nothing in the row."""
+    provider, endpoint = _text(rows.column("provider")), _text(rows.column("endpoint"))
+    router = pc.fill_null(pc.is_in(provider, value_set=pa.array(ROUTER_PROVIDERS, TEXT)), False)
+    router = pc.or_(
+        router, _any([pc.match_substring(endpoint, e) for e in ROUTER_ENDPOINTS], rows.num_rows)
+    )
+    vague = pc.is_in(provider, value_set=pa.array(scope.provider_no_evidence, TEXT))
+    plain = REASON_PLATFORM if scope.provider_recorded else REASON_NO_FIELD
+    out = pc.if_else(pc.fill_null(vague, False), REASON_PROTOCOL, plain)
+    return pc.if_else(router, REASON_ROUTER, out).cast(TEXT)
 
 
 def count_column(column: Any) -> Any:
@@ -203,17 +222,17 @@ class Exposure:
         fallback_under = pc.and_(
             pc.and_(under, fallback), pc.fill_null(pc.greater(tokens, fallback_low), False)
         )
-        unsure_platform = pc.and_(over, pc.equal(platform, UNKNOWN))
+        unsure_platform = pc.fill_null(pc.and_(over, pc.equal(platform, UNKNOWN)), False)
         none = pa.scalar(None, TEXT)
         out: Any = pa.nulls(rows.num_rows, TEXT)
         # the last rule set wins: the list runs from the weakest reason to the strongest
         for mask, reason in (
             (pc.or_(near_under, near_over), REASON_MARGIN),
             (pc.or_(fallback_under, pc.and_(over, fallback)), REASON_FALLBACK),
-            (unsure_platform, REASON_PLATFORM),
-            (unknown, REASON_UNKNOWN),
         ):
             out = pc.if_else(pc.fill_null(mask, False), pa.scalar(reason, TEXT), out)
+        out = pc.if_else(unsure_platform, _platform_reason(rows, self.scope), out)
+        out = pc.if_else(pc.fill_null(unknown, False), pa.scalar(REASON_UNKNOWN, TEXT), out)
         return pc.if_else(pc.is_valid(out), out, none)
 
     def _count(

@@ -154,5 +154,8 @@ def with_preset(scope: ScopeFilter, preset: Preset, served_by: str | None = None
             "serving_platform": stated or preset.platform,
             "native_counts": bool(preset.fields.get("prompt_tokens_native")),
             "provider_no_evidence": [v.strip().lower() for v in preset.provider_no_evidence],
+            "provider_recorded": bool(
+                preset.platform or preset.fields.get("provider") or preset.fields.get("endpoint")
+            ),
         }
     )

@@ -100,6 +100,8 @@ class ScopeFilter(Model):
     )
     #: The preset's provider values that do not tell who served a request.
     provider_no_evidence: list[str] = Field(default_factory=list)
+    #: The export records a serving provider or endpoint (not langfuse, new-api, apisix).
+    provider_recorded: bool = True
     advisory_filter: bool = Field(
         default=False,
         description="Models, window and trigger are all the advisory's (its figures apply)",
@@ -202,7 +204,7 @@ class PossiblyAffected(Model):
 
 
 class PlatformShare(Model):
-    """Our expected share of the platform's leaked responses."""
+    """The uniform-copy point figure, kept unrounded; superseded by ``disclosed.estimate``."""
 
     platform_requests: int
     leaked_responses: int
@@ -210,6 +212,7 @@ class PlatformShare(Model):
     expected_leaked_responses_with_our_data: float
     probability_at_least_one: float
     formula: str
+    superseded_by: str = Field(default="estimate", description="disclosed.<key> replacing it")
 
 
 class Disclosed(Model):

@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 from assess.kernel.csvfile import dict_csv_text
 from assess.scope.disclosure import source_rows
+from assess.scope.estimate import no_range
 from assess.scope.logs.timestamps import ns_to_datetime
+from assess.scope.method_text import method_markdown
 from assess.scope.models import ScopeResult
 
 NO_ACCOUNT = "(no account logged)"
@@ -73,7 +75,7 @@ def _requests(kept: Iterator[tuple[str, dict[str, Any]]], sources: Any) -> Itera
             "request_id": row.get("request_id"),
             "timestamp": ns_to_datetime(row["timestamp"]),
             "prompt_tokens": row.get("prompt_tokens"),
-            "output_tokens": None,
+            "output_tokens": row.get("output_tokens"),
         }
     for row in source_rows(sources):
         yield {**row, "role": "disclosed"}
@@ -106,7 +108,7 @@ def notification_pack(
     return {
         "accounts.csv": dict_csv_text(ACCOUNT_COLUMNS, table),
         "requests.csv": dict_csv_text(REQUEST_COLUMNS, lines),
-        "method.md": _method_text(method),
+        "method.md": method_markdown(method),
         "pack.json": json.dumps(data, indent=2, default=str) + "\n",
     }
 
@@ -140,6 +142,7 @@ def method_statement(result: ScopeResult) -> dict[str, Any]:
         "window": [_stamp(f.since), _stamp(f.until)],
         "trigger_prompt_tokens_gt": f.min_prompt_tokens,
         "platforms": [p.name for p in f.platforms],
+        "serving_platform": f.serving_platform,
         "verdicts": b.by_verdict,
         "possibly_affected_reasons": result.possibly_affected.by_reason,
         "not_sources": d.excluded,
@@ -147,24 +150,10 @@ def method_statement(result: ScopeResult) -> dict[str, Any]:
         "platform_requests_N": estimate.platform_requests if estimate else None,
         "platform_tokens_V": estimate.platform_tokens if estimate else None,
         "V_from": estimate.platform_tokens_source if estimate else None,
-        "range": estimate.formula if estimate else "not computed (no --platform-requests)",
+        "range": estimate.formula if estimate else no_range(f),
         "assumptions": [a.model_dump() for a in estimate.assumptions] if estimate else [],
         "foreign_data_not_detected": result.candidate_foreign_data.not_detected,
         "own_prompts_in_over_length_responses": (
             f"{own.status}: {own.why}" if (own := result.own_overlap) is not None else None
         ),
     }
-
-
-def _method_text(method: dict[str, Any]) -> str:
-    lines = ["# Method", ""]
-    for key, value in method.items():
-        if key == "assumptions":
-            lines.append("- assumptions:")
-            lines.extend(f"  - {a['assumption']} (biases {a['bias']})" for a in value)
-        else:  # JSON, not Python's repr: a reader's tools parse it
-            shown = value if isinstance(value, str) else json.dumps(value, default=str)
-            if isinstance(value, date):
-                shown = value.isoformat()
-            lines.append(f"- {key.replace('_', ' ')}: {shown}")
-    return "\n".join(lines) + "\n"

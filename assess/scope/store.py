@@ -18,7 +18,12 @@ from assess.scope.fields import ID_FIELDS, ROW_FIELDS
 from assess.scope.models import BATCH_SCHEMA, TEXT, ForeignData
 from assess.scope.text import MAYBE_FOREIGN, NOT_DETECTED, foreign_kinds
 
-_STORE_TYPES = {"prompt_chars": pa.int64(), "foreign": TEXT, "reason": TEXT}
+_STORE_TYPES = {
+    "prompt_chars": pa.int64(),
+    "foreign": TEXT,
+    "reason": TEXT,
+    "output_tokens": pa.int64(),
+}
 
 
 class DistinctStrings:
@@ -74,13 +79,17 @@ class RowStore:
         return self._count > 0
 
     def add(self, rows: pa.Table, reason: Any = None) -> None:
-        """Keep ``rows``: ids with "" as null, prompt length, foreign-data kinds (no text), and
-        each row's ``reason`` when given (why it is possibly affected)."""
+        """Keep ``rows``: ids with "" as null, prompt length, output tokens, foreign-data kinds
+        (no text), and each row's ``reason`` when given (why it is possibly affected)."""
+        from assess.scope.exposure import count_column
+
         columns = {name: rows.column(name) for name in self.COLUMNS}
         for name in ID_FIELDS:
             column = columns[name]
             columns[name] = pc.if_else(pc.equal(column, ""), pa.scalar(None, column.type), column)
         columns["prompt_chars"] = pc.utf8_length(rows.column("prompt")).cast(pa.int64())
+        # the logged output tokens, as the source set counts them (the notification pack)
+        columns["output_tokens"] = count_column(rows.column("output_tokens"))
         columns["foreign"] = _foreign_column(rows.column("response"), rows.column("prompt"))
         if self._keep_text:
             columns["prompt"], columns["response"] = rows.column("prompt"), rows.column("response")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from assess.scope.exposure import REASON_FALLBACK, REASON_PLATFORM
+from assess.scope.exposure import PLATFORM_REASONS, REASON_FALLBACK
 from tests.presets._samples import expectations
 
 DOCS = expectations()
@@ -86,7 +86,7 @@ def test_affected_ids_accounts_and_sessions(
         assert out["possibly_affected"]["requests"] == 0
         return
     reasons = out["possibly_affected"]["by_reason"]
-    platform_unknown = reasons.get(REASON_PLATFORM, 0) + reasons.get(REASON_FALLBACK, 0)
+    platform_unknown = sum(reasons.get(r, 0) for r in (*PLATFORM_REASONS, REASON_FALLBACK))
     assert 0 < platform_unknown <= out["counts"]["over_threshold"]
     possibly = set(out["possibly_affected"]["request_ids"])
     assert possibly & set(want["request_ids"])

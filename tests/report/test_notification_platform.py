@@ -111,3 +111,50 @@ def test_the_statement_needs_raw_logs(tmp_path: Path) -> None:
         "report", "-a", answers, "--logs", str(scope_json), *PLATFORM, "--out", str(tmp_path / "b")
     )
     assert doc.exit_code == 2 and "scoped already" in doc.output, doc.output
+
+
+def test_verify_quotes_the_values_that_differ(tmp_path: Path) -> None:
+    out = _review(tmp_path, *STATEMENT)
+    path = out / "manifest.json"
+    manifest = json.loads(path.read_text())
+    at = manifest["command"].index("--platform-requests")
+    manifest["command"][at + 1] = "3000000"
+    path.write_text(json.dumps(manifest, indent=2) + "\n")
+    edited = invoke("verify", str(out), "--inputs", str(tmp_path)).output
+    assert "method.platform_requests_N: 2000000 stated, 3000000 recomputed" in edited
+    assert "disclosed.estimate.platform_requests: 2000000 stated, 3000000 recomputed" in edited
+
+
+def test_the_review_shows_the_range_and_a_readable_method_never_the_point_figure(
+    tmp_path: Path,
+) -> None:
+    shutil.copy(SAMPLES / "vendors" / "well-run.yaml", tmp_path / "well-run.yaml")
+    out = tmp_path / "review"
+    args = ["report", "-a", str(tmp_path / "well-run.yaml"), "--logs", str(SAMPLES / "logs")]
+    args[-1] += "/cloudflare-ai-gateway.ndjson"
+    result = invoke(*args, *PLATFORM, "--format", "html,json", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    html = (out / "report.html").read_text()
+    assert "Probability at least one did" not in html and "P(at least one)" not in html
+    assert "The chance that a leak carried our data (a range)" in html
+    method = html.split("Method statement")[1].split("</dl>")[0]
+    assert "<dt>Platform requests N</dt><dd>2,000,000 (given with --platform-requests)" in method
+    for raw in ("None", "True", "advisorys", "platform requests N None"):
+        assert raw not in method, raw
+    share = json.loads((out / "report.json").read_text())["exposure"]["disclosed"]
+    assert share["platform_share"]["superseded_by"] == "estimate"
+
+
+def test_from_a_scope_json_the_console_says_why_and_what_to_run(tmp_path: Path) -> None:
+    scope_json = tmp_path / "scope.json"
+    invoke("scope", str(SAMPLES / "logs" / "langfuse.json"), "--json", str(scope_json))
+    answers = str(SAMPLES / "vendors" / "well-run.yaml")
+    out = tmp_path / "review"
+    result = invoke("report", "-a", answers, "--logs", str(scope_json), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    said = result.output.replace("\n", " ")
+    assert "Notification appendix not available: the logs were given as" in said
+    assert "without their account or time" in said
+    assert "assess scope LOGS --notification-pack DIR" in said
+    why = json.loads((out / "report.json").read_text())["notification"]["why_not"]
+    assert "--platform-requests" in why

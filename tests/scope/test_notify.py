@@ -92,4 +92,4 @@ def test_the_cli_writes_the_pack(tmp_path: Path, run_cli: Any) -> None:
     assert accounts["acct-a"]["role"] == "affected" and accounts["acct-a"]["affected"] == "1"
     assert accounts["acct-b"]["role"] == "at risk" and accounts["acct-b"]["disclosed"] == "1"
     method = pack.joinpath("method.md").read_text()
-    assert "advisory: glm-5.3-kv-leak" in method and "advisory published: 2026-10-26" in method
+    assert "- **Advisory**: glm-5.3-kv-leak, published 2026-10-26" in method

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from assess.scope.api import scope_run
-from assess.scope.exposure import REASON_PLATFORM
+from assess.scope.exposure import REASON_PLATFORM, REASON_PROTOCOL
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "logs"
 Setter = Callable[[dict[str, Any], str | None, str | None], None]
@@ -145,7 +145,9 @@ def test_the_client_protocol_name_is_no_evidence(tmp_path: Path, preset: str) ->
     result = _scope(_rewrite(tmp_path, preset, vague), preset)
     assert result.breakdown.by_verdict == none.breakdown.by_verdict
     assert result.breakdown.served_elsewhere == 0
-    assert result.possibly_affected.by_reason.get(REASON_PLATFORM, 0) > 0
+    # its own reason: the row does hold a provider, one that names the protocol (acc42 d5)
+    assert result.possibly_affected.by_reason.get(REASON_PROTOCOL, 0) > 0
+    assert REASON_PLATFORM not in result.possibly_affected.by_reason
     assert result.affected.requests == 0
 
 
