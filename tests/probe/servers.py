@@ -50,6 +50,14 @@ def echoed(body: dict[str, Any]) -> Reply | None:
     return 200, {"Content-Type": "text/event-stream"}, data
 
 
+_REQUEST = threading.local()
+
+
+def request_headers() -> dict[str, str]:
+    """Return the headers (names in lower case) of the request a script is answering."""
+    return dict(getattr(_REQUEST, "headers", {}))
+
+
 @contextmanager
 def scripted_server(script: Script, echo: bool = True) -> Iterator[str]:
     """Serve ``script(method, path, json_body)`` on a free port; yield the /v1 base URL.
@@ -67,6 +75,7 @@ def scripted_server(script: Script, echo: bool = True) -> Iterator[str]:
             raw = self.rfile.read(length) if length else b""
             body = json.loads(raw) if raw else {}
             control = echoed(body) if echo and isinstance(body, dict) else None
+            _REQUEST.headers = {k.lower(): v for k, v in self.headers.items()}
             status, headers, data = control or script(self.command, self.path, body)
             self.send_response(status)
             for name, value in headers.items():
