@@ -34,14 +34,14 @@ import orjson
 
 from assess.kernel.errors import AssessError
 from assess.scope.api import emit_sql, scope_engine_run, scope_run
+from assess.scope.logs import exactjson
 from tests.conftest import REPO
 
 PATHS = ("array", "parquet", "duckdb", "spark")
 #: (case, path) pairs that disagree today; each fix of issue 39 removes its pairs.
 KNOWN: dict[str, set[str]] = {
-    # the local NDJSON fast path (polars) takes the first of duplicate keys, orjson the last
-    "array": {"duplicate-keys"},
-    "parquet": {"duplicate-keys"},
+    "array": set(),
+    "parquet": set(),
     "duckdb": {"latin-1"},
     "spark": set(),
 }
@@ -210,6 +210,24 @@ def fixed_cases() -> list[Case]:
             + [_OBJ + ', "request_id": "d3", "request_id": "d3-last"}'],
         ),
         Case(
+            "duplicate-keys-nested",
+            [
+                _bedrock("n1", "ModelInvocationLog").replace(
+                    '"inputTokenCount": 700000', '"inputTokenCount": 700000, "inputTokenCount": 5'
+                ),
+                _bedrock("n2", "ModelInvocationLog", 5).replace(
+                    '"inputTokenCount": 5', '"inputTokenCount": 5, "inputTokenCount": 700000'
+                ),
+                _bedrock("n3", "ModelInvocationLog").replace(
+                    '"modelId": "zai.glm-5.3-v1:0"',
+                    '"modelId": "zai.glm-5.3-v1:0", "modelId": "amazon.titan-text-v1"',
+                ),
+                _bedrock("n4", "ModelInvocationLog"),
+                _bedrock("n5", "ModelInvocationLog", None),
+            ],
+            preset="bedrock",
+        ),
+        Case(
             "latin-1", [*c, (_OBJ + ', "request_id": "l1", "prompt": "caf\xe9"}').encode("latin-1")]
         ),
         Case(
@@ -302,9 +320,10 @@ def local_ndjson(case: Case, tmp: Path) -> dict[str, Any]:
 
 
 def records(case: Case) -> list[Any] | None:
-    """The case's records when every line is one strict JSON value, else None."""
+    """The case's records when every line is one strict JSON value, else None (an object's
+    duplicate keys: the first, as every reader takes it; a Parquet row cannot hold two)."""
     try:
-        return [orjson.loads(x) for x in case.lines]
+        return [exactjson.loads(x) for x in case.lines]
     except orjson.JSONDecodeError:
         return None
 

@@ -237,3 +237,23 @@ def test_a_twin_with_a_value_is_read_typed_not_sent_to_the_reference_path() -> N
     assert not any(slow.to_pylist())
     lean = parse_block(ndjson(sample), plan)
     assert lean.column("promptTokens").to_pylist() == [None]
+
+
+def test_duplicate_keys_read_the_first_on_both_paths(tmp_path: Path) -> None:
+    """Issue 39: polars (the fast path), DuckDB and Spark take the first of duplicate keys; the
+    record-by-record path (orjson) took the last, so a line's answer hung on its block."""
+    obj = '{"timestamp": "2026-09-01T10:00:00Z", "prompt_tokens": 700000'
+    lines = [
+        obj + ', "model": "glm-5.3", "model": "gpt-4o", "request_id": "first-glm"}',
+        obj + ', "model": "gpt-4o", "model": "glm-5.3", "request_id": "first-gpt"}',
+        obj + ', "model": "glm-5.3", "request_id": "a\\\\", "request_id": "b"}',
+        '{"timestamp": "2026-09-01T10:00:00Z", "model": "glm-5.3", "prompt_tokens": 5, '
+        '"prompt_tokens": 700000, "request_id": "few", "note": "\\"k\\": 1"}',
+    ]
+    path = tmp_path / "dup.ndjson"
+    path.write_text("\n".join(lines) + "\n")
+    fast, _ = _run(path, fast=True)
+    reference, _ = _run(path, fast=False)
+    assert reference == fast
+    matched = {*fast["affected"]["request_ids"], *fast["possibly_affected"]["request_ids"]}
+    assert matched == {"first-glm", "a\\"}

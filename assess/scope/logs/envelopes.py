@@ -126,7 +126,7 @@ def _log_event(value: dict[str, Any]) -> Any:
     if not message.lstrip().startswith("{"):
         return None
     try:
-        decoded = orjson.loads(message)
+        decoded = exactjson.loads(message)
     except orjson.JSONDecodeError:
         return None
     return decoded if isinstance(decoded, dict) else None
@@ -186,7 +186,7 @@ def _document(data: bytes) -> Any:
     """
     if not exactjson.LONG_FLOAT.search(data):
         try:
-            return orjson.loads(data)
+            return exactjson.loads(data)
         except orjson.JSONDecodeError as exc:
             first = exc
     else:

@@ -10,6 +10,13 @@ than 15 significant digits becomes an exact :class:`~decimal.Decimal`, the other
 and :func:`bounded_int` (an integer of more than :data:`MAX_INT_DIGITS` digits stays its text,
 refused by name by the field checks, where Python would raise past 4,300 digits). A match in a
 string (a prompt quoting pi) costs that second parse, nothing else.
+
+Duplicate keys: every reader takes the **first** of an object's duplicate keys, as the polars
+fast path, DuckDB's and Spark's JSON functions do (orjson and ``json`` take the last). :func:`loads`
+parses with orjson and counts the colons of the text and of orjson's value written back: every
+key is followed by one, strings keep theirs, so a dropped duplicate (pair) leaves fewer; only
+then (or when the text escapes a colon as ``\\u003a``) is the text parsed again with
+:func:`first_key`.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ import json
 import re
 from decimal import Decimal
 from typing import Any
+
+import orjson
 
 #: The most digits an integer is read with; a longer one is kept as its text.
 MAX_INT_DIGITS = 40
@@ -50,4 +59,39 @@ def loads_exact(data: bytes | str) -> Any:
     Raises:
         ValueError: (``json.JSONDecodeError``) invalid JSON; RecursionError: nested too deep.
     """
-    return json.loads(data, parse_float=exact_float, parse_int=bounded_int)
+    return json.loads(
+        data, parse_float=exact_float, parse_int=bounded_int, object_pairs_hook=first_key
+    )
+
+
+def first_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Return an object's pairs as a dict keeping the first of duplicate keys."""
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    value = {}
+    for key, item in pairs:
+        value.setdefault(key, item)
+    return value
+
+
+def loads(data: bytes | str) -> Any:
+    """Parse strict JSON with orjson; the first of duplicate keys is kept (see the module's text).
+
+    Raises:
+        orjson.JSONDecodeError: invalid JSON.
+    """
+    value = orjson.loads(data)
+    if not isinstance(value, (dict, list)):
+        return value
+    raw = data.encode() if isinstance(data, str) else data
+    try:
+        kept = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # nested past orjson's writing limit (254 levels)
+        kept = b""
+    if raw.count(b":") == kept.count(b":") and b"\\u003" not in raw:
+        return value
+    try:
+        return loads_exact(raw)
+    except (ValueError, RecursionError):
+        return value

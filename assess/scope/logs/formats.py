@@ -45,7 +45,7 @@ def json_line(line: bytes, final_without_newline: bool = False) -> Any:
         except (ValueError, RecursionError):
             pass  # orjson names the fault below
     try:
-        return orjson.loads(line)
+        return exactjson.loads(line)
     except orjson.JSONDecodeError as exc:
         if line.startswith(OVERLONG):
             size = line[len(OVERLONG) :].decode(errors="replace")
@@ -78,7 +78,11 @@ def json_array_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
     A malformed element ends the file (the rest cannot be resynchronised): it is reported once,
     at the line where it starts.
     """
-    decoder = json.JSONDecoder(parse_int=_bounded_int, parse_float=exactjson.exact_float)
+    decoder = json.JSONDecoder(
+        parse_int=_bounded_int,
+        parse_float=exactjson.exact_float,
+        object_pairs_hook=exactjson.first_key,
+    )
     text_of = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
     buf, pos, line, eof, opened = "", 0, 1, False, False
     while True:

@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from assess.scope.logs import exactjson
+
 MISSING: Any = object()
 
 #: The one-key objects of an OTLP ``AnyValue`` and how each is read.
@@ -32,12 +34,12 @@ def _maybe_json(value: str) -> Any:
     if not text or text[0] not in "{[":
         return MISSING
     try:
-        return orjson.loads(value)
+        return exactjson.loads(value)
     except orjson.JSONDecodeError:
         pass
     if '""' in text:  # JSON whose quotes were doubled once too often (Helicone's export CSV)
         try:
-            return orjson.loads(text.replace('""', '"'))
+            return exactjson.loads(text.replace('""', '"'))
         except orjson.JSONDecodeError:
             pass
     return MISSING
