@@ -300,6 +300,13 @@ def scope_engine_run(
     scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
     if preset == "auto" and not logs:  # the preset the query was emitted for
         preset = result_preset(paths) or preset
+        if preset == "inferred":
+            raise UsageError(
+                f"{results}: the query was emitted for a mapping inferred from a log file "
+                "(preset 'inferred'), which the result does not hold",
+                "Give the same log file as LOGS, with the same --map options, as to "
+                "--emit-sql: the mapping is inferred from it again.",
+            )
     chosen = _preset(preset, mapping, logs)
     scope = with_preset(scope, chosen, served_by)
     acc, engine = scope_engine_results(paths, chosen, scope, keep_text)

@@ -172,7 +172,7 @@ def _totals(table: pa.Table, path: Path | str) -> dict[str, int]:
         totals.column("name").to_pylist(), totals.column("n").to_pylist(), strict=True
     ):
         found[str(name)] += int(count or 0)
-    if not any(name.startswith("definition:") for name in found):
+    if not found:
         raise InputError(
             f"{path}: the result has no totals rows (kind 'total'): a part of a sharded export "
             "without them, or not the query's result",
@@ -180,6 +180,7 @@ def _totals(table: pa.Table, path: Path | str) -> dict[str, int]:
             "(Spark part-00000..., BigQuery *-000000000000.json) is given as its folder or a "
             "quoted glob.",
         )
+    _markers_here(found, path)
     outcomes = {k: v for k, v in found.items() if k.split(":", 1)[0] in _OUTCOMES}
     found["records_read"] = sum(outcomes.values())
     # requests by model id, matched or not ("request:matched" and "request:other" in the
@@ -192,6 +193,30 @@ def _totals(table: pa.Table, path: Path | str) -> dict[str, int]:
     return dict(found)
 
 
+#: The totals rows every result of the query holds once (sql.py): a part of a sharded export
+#: may hold some of them only.
+_MARKERS = ("definition:", "dialect:", "preset:", "expect:rows", "expect:records")
+_PARTS_HINT = (
+    "Give every part of the export, read together: its folder or a quoted glob "
+    "(e.g. 'result/part-*.parquet', 'result-*.json')."
+)
+
+
+def _markers_here(found: Counter[str], path: Path | str) -> None:
+    """Refuse totals rows without one the query always writes (naming those missing).
+
+    Raises:
+        InputError: a part of a sharded export holding only some totals rows.
+    """
+    missing = [m.rstrip(":") for m in _MARKERS if not any(n.startswith(m) for n in found)]
+    if missing:
+        raise InputError(
+            f"{path}: the totals rows here lack {', '.join(missing)}: some totals rows are in "
+            "a part not given (or the result is of a query an earlier assess emitted)",
+            _PARTS_HINT + " Or emit and run the query again.",
+        )
+
+
 def _complete(totals: dict[str, int], rows: int, name: str) -> None:
     """Refuse a result that is not whole: the totals say how many rows and records the query
     counted; a part of a sharded export holds fewer (or, a part given twice, more).
@@ -199,18 +224,8 @@ def _complete(totals: dict[str, int], rows: int, name: str) -> None:
     Raises:
         InputError: naming what is missing.
     """
-    hint = (
-        "Give every part of the export, read together: its folder or a quoted glob "
-        "(e.g. 'result/part-*.parquet', 'result-*.json')."
-    )
-    want_rows, want_records = totals.get("expect:rows"), totals.get("expect:records")
-    if want_rows is None or want_records is None:
-        raise InputError(
-            f"{name}: the totals do not say how many rows and records the query counted "
-            "(expect:rows, expect:records): a part of a sharded export without them, or the "
-            "result of a query an earlier assess emitted",
-            hint + " Or emit and run the query again.",
-        )
+    hint = _PARTS_HINT
+    want_rows, want_records = totals["expect:rows"], totals["expect:records"]  # _markers_here
     if totals["records_read"] != want_records:
         raise InputError(
             f"{name}: the totals rows count {totals['records_read']:,} records, the query "

@@ -42,7 +42,7 @@ PATHS = ("array", "parquet", "duckdb", "spark")
 KNOWN: dict[str, set[str]] = {
     "array": set(),
     "parquet": set(),
-    "duckdb": {"latin-1"},
+    "duckdb": set(),
     "spark": set(),
 }
 #: Cases a path refuses, and how (the refusal is the expected answer): new-api's rule compares
@@ -228,6 +228,11 @@ def fixed_cases() -> list[Case]:
             preset="bedrock",
         ),
         Case(
+            "nul-bytes",
+            [*c, (_OBJ + ', "request_id": "z1"}\0junk').encode(), b"\0\0", b"\0"]
+            + [("\0" + _OBJ + ', "request_id": "z2"}').encode(), b"\0\0\0\0\0\0"],
+        ),
+        Case(
             "latin-1", [*c, (_OBJ + ', "request_id": "l1", "prompt": "caf\xe9"}').encode("latin-1")]
         ),
         Case(
@@ -353,13 +358,23 @@ def local_parquet(case: Case, tmp: Path) -> dict[str, Any] | None:
     return _run(scope_run, [str(path)], preset=case.preset, **case.options)
 
 
+#: docs/scope-remote.md's DuckDB recipe: ``assess_logs(line)`` over NDJSON files ({path}).
+DUCKDB_RECIPE = (
+    "CREATE OR REPLACE TEMP TABLE assess_lines AS SELECT line, rest FROM read_csv('{path}', "
+    "columns={{'line': 'VARCHAR', 'rest': 'VARCHAR'}}, header=false, delim=chr(0), quote='', "
+    "escape='', auto_detect=false, strict_mode=false, null_padding=true, "
+    "max_line_size=16777216, store_rejects=true, rejects_table='assess_rejects', "
+    "rejects_scan='assess_scans')",
+    "CREATE OR REPLACE VIEW assess_logs AS SELECT CASE WHEN line IS NULL OR rest IS NOT NULL "
+    "THEN chr(0) || coalesce(line, '') ELSE line END AS line FROM assess_lines "
+    "UNION ALL SELECT chr(0) FROM assess_rejects",
+)
+
+
 def duckdb_lines(con: Any, path: Path) -> None:
     """``assess_logs(line)`` over an NDJSON file, as docs/scope-remote.md's recipe makes it."""
-    con.execute(
-        f"CREATE OR REPLACE VIEW assess_logs AS SELECT line FROM read_csv('{path}', "
-        "columns={'line': 'VARCHAR'}, header=false, delim=chr(0), quote='', escape='', "
-        "auto_detect=false, strict_mode=false, null_padding=true)"
-    )
+    for statement in DUCKDB_RECIPE:
+        con.execute(statement.format(path=path))
 
 
 def engine_answer(case: Case, dialect: str, result: Path) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from assess.kernel.errors import InputError
+from assess.kernel.errors import InputError, UsageError
 from assess.scope.api import emit_sql, scope_engine_run, scope_run
 from tests.conftest import REPO
 from tests.scope.test_sql import lines_view
@@ -106,6 +106,55 @@ def test_bigquery_wildcard_export_parts_and_a_totals_row_in_another_part(tmp_pat
     # the totals are spread over two parts: the last alone is refused, its records short
     with pytest.raises(InputError, match="some totals rows are in a part not given"):
         scope_engine_run(tmp_path / "result-000000000002.json", preset="litellm")
+
+
+def test_totals_rows_spread_over_parts_name_what_a_part_lacks(tmp_path: Path) -> None:
+    """acc39 defect 3: the totals rows dealt round-robin over three parts (as acc39 cut them):
+    a part or two were refused for the wrong reason ("no totals rows" with five of them, "--preset
+    auto needs a log file", two equal fingerprints said to differ)."""
+    rows, totals = _result()
+    folder = tmp_path / "result"
+    folder.mkdir()
+    heads = [_head(str(name)) for name in totals.column("name").to_pylist()]
+    markers = [i for i, head in enumerate(heads) if head in _MARKERS]
+    deal = {i: n % 3 for n, i in enumerate(markers)}  # the other totals rows: part 0
+    for n in range(3):
+        mine = [i for i in range(totals.num_rows) if deal.get(i, 0) == n]
+        part = pa.concat_tables([rows.slice(n * 4, 4), totals.take(mine)])
+        pq.write_table(part, folder / f"part-{n:05d}-abc-c000.snappy.parquet")
+    for given in ("0", "1", "2", "01", "02", "12"):
+        held = {heads[i] for i, n in deal.items() if str(n) in given}
+        lack = ", ".join(m for m in _MARKERS if m not in held)
+        for preset in ("auto", "litellm"):
+            with pytest.raises(InputError) as caught:
+                scope_engine_run(str(folder / f"part-0000[{given}]-*"), preset=preset)
+            assert (
+                f"the totals rows here lack {lack}: some totals rows are in a part not given"
+                in (caught.value.message)
+            )
+    whole = scope_engine_run(str(folder), preset="auto").result
+    assert len(whole.possibly_affected.request_ids) == 7
+
+
+_MARKERS = ("definition", "dialect", "preset", "expect:rows", "expect:records")
+
+
+def _head(name: str) -> str:
+    return name if name.startswith("expect:") else name.split(":")[0]
+
+
+def test_an_inferred_mapping_read_back_without_its_log_says_to_give_it(tmp_path: Path) -> None:
+    """acc39 defect 4: "--preset 'inferred': no such preset"; the log given again works."""
+    sample = REPO / "samples" / "logs" / "custom-export.ndjson"
+    con = duckdb.connect()
+    lines_view(con, sample)
+    out = tmp_path / "result.parquet"
+    con.execute(f"COPY ({emit_sql('duckdb', logs=[sample]).sql}) TO '{out}' (FORMAT parquet)")
+    with pytest.raises(UsageError, match="inferred from a log file.*") as caught:
+        scope_engine_run(out)
+    assert "same log file as LOGS" in caught.value.advice
+    local = scope_run([str(sample)]).result
+    assert scope_engine_run(out, logs=[sample]).result.counts == local.counts
 
 
 def test_cli_exits_2_on_a_part_and_1_on_the_folder(tmp_path: Path, run_cli: Any) -> None:

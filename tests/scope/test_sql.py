@@ -32,12 +32,11 @@ SAME = ("records_read", "records_skipped", "non_request_records", "model_matched
 
 
 def lines_view(con: Any, path: Path) -> None:
-    """Make ``assess_logs(line)`` over an NDJSON file (gzip or not), as the README shows."""
-    con.execute(
-        f"CREATE OR REPLACE VIEW assess_logs AS SELECT line FROM read_csv('{path}', "
-        "columns={'line': 'VARCHAR'}, header=false, delim=chr(0), quote='', escape='', "
-        "auto_detect=false, strict_mode=false, null_padding=true)"
-    )
+    """Make ``assess_logs(line)`` over an NDJSON file (gzip or not), as docs/scope-remote.md
+    shows."""
+    from tests.scope.sqldiff import duckdb_lines
+
+    duckdb_lines(con, path)
 
 
 def assert_same(engine: dict[str, Any], local: dict[str, Any]) -> None:

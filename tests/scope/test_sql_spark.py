@@ -41,14 +41,11 @@ def _spark_cases() -> list[Any]:
     """The fixed cases as few Spark queries (each costs seconds to plan): the canonical ones
     that agree today as one file, every other one alone (its own preset, options or xfail)."""
     cases = sqldiff.fixed_cases()
-    # duplicate keys: the local NDJSON reader's answer depends on the block the line is in (the
-    # fast path takes the first key, the reference path the last), so that case stays alone
     together = [
         c
         for c in cases
         if c.preset == "canonical"
         and not c.options
-        and c.id != "duplicate-keys"
         and c.id not in sqldiff.REFUSED["spark"]
         and not sqldiff.known(c.id, "spark")
     ]
