@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from assess.controls.catalogue import load_crosswalk
+from assess.controls.models import FRAMEWORK_KEYS
 from assess.kernel.common import Severity
-from assess.report.models import FindingView, ReportFinding
+from assess.report.models import ControlView, FindingView, ReportFinding
 from assess.vendor.scoring.refs import assign_refs, ref_number
 
 #: Deploy-check finding ids that corroborate a questionnaire finding (by id prefix): the two are
@@ -44,7 +46,7 @@ def merge_findings(
             by_title.setdefault(title.strip().lower(), key)
         else:
             _fold(kept[key], view)
-    merged = [ReportFinding.model_validate(data) for data in kept.values()]
+    merged = [with_controls(ReportFinding.model_validate(data)) for data in kept.values()]
     ordered = sorted(merged, key=lambda f: (-f.severity.rank, not f.contradiction, f.id))
     refs = assign_refs([f.ref for f in ordered])
     numbered = [f.model_copy(update={"ref": r}) for f, r in zip(ordered, refs, strict=True)]
@@ -82,6 +84,7 @@ def _fold(old: dict[str, Any], view: FindingView) -> None:
     old["nodes"] = sorted({*old["nodes"], *([view.node] if view.node else [])})
     old["contradiction"] = old["contradiction"] or view.contradiction
     old["rests_on"] = list(dict.fromkeys([*old["rests_on"], *view.rests_on]))
+    old["controls"] = [*old["controls"], *(c.model_dump() for c in view.controls)]
     if view.source and view.source not in old["source"].split(", "):
         old["source"] = ", ".join(filter(None, [old["source"], view.source]))
     level = view.evidence_level
@@ -91,3 +94,16 @@ def _fold(old: dict[str, Any], view: FindingView) -> None:
         old["evidence_level"] = level
     if view.severity.rank > Severity(old["severity"]).rank:
         old["severity"] = view.severity
+
+
+def with_controls(finding: ReportFinding) -> ReportFinding:
+    """Return ``finding`` with the controls its id maps to (controls/crosswalk.yaml) added to
+    those its score or deploy-check document carried (a merged finding's), each once, in
+    framework order."""
+    mapped = load_crosswalk().for_finding(finding.id)
+    unique: dict[tuple[str, str], ControlView] = {}
+    for control in [*finding.controls, *(ControlView(**c.model_dump()) for c in mapped)]:
+        unique.setdefault((control.framework, control.id), control)
+    order: dict[str, int] = {key: n for n, key in enumerate(FRAMEWORK_KEYS)}
+    ordered = sorted(unique.values(), key=lambda c: order.get(c.framework, len(order)))
+    return finding.model_copy(update={"controls": ordered})

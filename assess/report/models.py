@@ -19,6 +19,7 @@ from assess.report.views import AccountCount as AccountCount
 from assess.report.views import AffectedView as AffectedView
 from assess.report.views import AnswerView as AnswerView
 from assess.report.views import AskView as AskView
+from assess.report.views import ControlView as ControlView
 from assess.report.views import DayCount as DayCount
 from assess.report.views import DecisionView as DecisionView
 from assess.report.views import DeployView as DeployView
@@ -110,6 +111,10 @@ class ReportFinding(Model):
         "stale); listed, not counted in the severity counts, the tier sentence or the actions",
     )
     not_counted: str = Field(default="", description="Why it is not counted, in a few words")
+    controls: list[ControlView] = Field(
+        default_factory=list,
+        description="Framework controls it shows not satisfied (controls/crosswalk.yaml)",
+    )
 
 
 class Scoring(Model):

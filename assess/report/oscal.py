@@ -18,7 +18,8 @@ next revision of the same review, keeps every UUID, as OSCAL asks ("assigned per
 consistently used to identify the same subject across revisions of the document"). Informational
 findings are observations, not findings: nothing failed, so no objective is ``not-satisfied``.
 There is no OSCAL control catalog behind the questionnaire, so the reviewed controls are
-described, never ``include-all``.
+described, never ``include-all``; the framework controls the findings map to (CSA AICM,
+ISO/IEC 42001, NIST AI RMF) are referenced as :mod:`assess.report.oscal_controls` says.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from urllib.parse import quote
 
 from assess.report.governance import Person
 from assess.report.models import Report
+from assess.report.oscal_controls import control_selections, framework_resources, with_controls
 from assess.report.oscal_parts import (
     finding_risk,
     info_observation,
@@ -162,7 +164,7 @@ def _resources(report: Report, ids: _Ids) -> list[dict[str, Any]]:
         named.add(key)
         return ids("input", *key)
 
-    return [plan] + [
+    inputs = [
         {
             "uuid": subject(item.role, item.sha256, item.path),
             "title": item.path,
@@ -177,6 +179,7 @@ def _resources(report: Report, ids: _Ids) -> list[dict[str, Any]]:
         }
         for item in report.inputs
     ]
+    return [plan, *inputs, *framework_resources(report, ids)]
 
 
 def _start(report: Report) -> str:
@@ -193,7 +196,7 @@ def _result(report: Report, ids: _Ids, resources: list[dict[str, Any]]) -> dict[
             seen[f"finding:{f.id}"] = info_observation(report, f, ids, seen)
             continue
         finding, risk = finding_risk(report, f, ids, seen)
-        findings.append(finding)
+        findings.append(with_controls(finding, f, ids))
         risks.append(risk)
     result: dict[str, Any] = {
         "uuid": ids("result"),
@@ -216,7 +219,8 @@ def _result(report: Report, ids: _Ids, resources: list[dict[str, Any]]) -> dict[
                     "description": "The questions of the questionnaire stand for the controls: "
                     "there is no OSCAL catalog behind them, so none is selected by control-id "
                     "(and not include-all)."
-                }
+                },
+                *control_selections(report),
             ],
         },
     }

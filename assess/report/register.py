@@ -8,7 +8,8 @@ template ``backend/data_wizard/import_templates/findings_assessment_template.xls
 other columns are ignored. Severity is one of ``info low medium high critical``, status one of the
 ``Finding.Status`` values (``identified``, ``confirmed``, ``in_progress``, ``resolved`` ...). The
 columns after those are for people reading the register: section, evidence, remediation, owner,
-the plan's own status.
+the plan's own status, and the framework controls of each finding (``controls``: one cell,
+``framework:id`` separated by ``; ``, from controls/crosswalk.yaml).
 
 Owner, due date and status come from the review's remediation plan (``review.yaml``, or carried
 from ``--previous``): a finding in progress is ``in_progress``, a done one ``resolved``; an open or
@@ -61,6 +62,7 @@ COLUMNS = (
     "overdue",
     "points",
     "finding_id",
+    "controls",
 )
 #: CISO Assistant's priority (P1 .. P4) for each severity; info findings get none.
 PRIORITY = {Severity.CRITICAL: 1, Severity.HIGH: 2, Severity.MEDIUM: 3, Severity.LOW: 4}
@@ -126,9 +128,16 @@ def register_rows(report: Report) -> list[dict[str, Any]]:
                 "overdue": "yes" if item.overdue else "no",
                 "points": f.points,
                 "finding_id": f.id,
+                "controls": controls_cell(f),
             }
         )
     return rows
+
+
+def controls_cell(finding: ReportFinding) -> str:
+    """Return the finding's framework controls as one cell: ``csa-aicm:I&S-06; iso-42001:A.4.5``
+    (framework key and control id, docs/controls.md; the titles are in report.json)."""
+    return "; ".join(f"{c.framework}:{c.id}" for c in finding.controls)
 
 
 def register_bytes(report: Report) -> bytes:

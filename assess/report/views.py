@@ -24,6 +24,15 @@ class _View(Model):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
 
+class ControlView(_View):
+    """A framework control a finding maps to (``controls[]``, docs/controls.md)."""
+
+    framework: str
+    version: str = ""
+    id: str
+    title: str = ""
+
+
 class FindingView(_View):
     """A finding as `score` or `deploy-check` emit it (Finding plus contradiction / node)."""
 
@@ -39,6 +48,7 @@ class FindingView(_View):
     node: str | None = None
     points: int | None = None
     ref: str = ""
+    controls: list[ControlView] = Field(default_factory=list)
 
 
 class AnswerView(_View):

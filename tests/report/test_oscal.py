@@ -157,8 +157,16 @@ def test_observations_say_how_they_were_made(review: Path) -> None:
 def test_inputs_are_back_matter_with_their_hashes(review: Path) -> None:
     doc, report = load(review)
     resources = doc["assessment-results"]["back-matter"]["resources"]
-    hashes = {r["rlinks"][0]["hashes"][0]["value"] for r in resources if "rlinks" in r}
+    # the frameworks the findings' controls belong to link to their publishers (no hash)
+    frameworks = [
+        r
+        for r in resources
+        if {"name": "role", "ns": "urn:assess:oscal", "value": "framework"} in r.get("props", [])
+    ]
+    inputs = [r for r in resources if "rlinks" in r and r not in frameworks]
+    hashes = {r["rlinks"][0]["hashes"][0]["value"] for r in inputs}
     assert hashes == {i["sha256"] for i in report["inputs"]}
+    assert len(frameworks) == 3
     plan = doc["assessment-results"]["import-ap"]["href"]
     assert plan == f"#{resources[0]['uuid']}" and resources[0]["title"].startswith("Questionnaire")
 
@@ -247,8 +255,11 @@ def test_info_findings_are_observations_and_no_control_is_claimed(review: Path) 
         assert {"name": "severity", "ns": "urn:assess:oscal", "value": "info"} in observed[title][
             "props"
         ]
-    (selection,) = result["reviewed-controls"]["control-selections"]
+    selection, *frameworks = result["reviewed-controls"]["control-selections"]
     assert "include-all" not in selection and "no OSCAL catalog" in selection["description"]
+    # then one selection per framework the findings map to (docs/controls.md), never include-all
+    assert len(frameworks) == 3
+    assert all("include-all" not in s and s["include-controls"] for s in frameworks)
 
 
 def doc_uuid(folder: Path) -> str:
