@@ -276,6 +276,14 @@ def test_every_finding_id_the_code_builds_is_mapped() -> None:
     assert missing == [], "add them to controls/crosswalk.yaml (findings:, families: or unmapped:)"
 
 
+def test_every_exposure_action_of_the_review_is_mapped() -> None:
+    """Scope's exposure reaches the review as remediation actions, not findings: mapped too."""
+    from assess.report.plan import EXPOSURE_ACTION_IDS
+
+    crosswalk = load_crosswalk()
+    assert [a for a in sorted(EXPOSURE_ACTION_IDS) if not crosswalk.for_finding(a)] == []
+
+
 def test_a_new_unmapped_finding_id_fails_the_check(tmp_path: Path) -> None:
     """The check above can fail: a crosswalk without one id's mapping leaves it uncovered."""
     folder = _copy(tmp_path)
