@@ -18,21 +18,13 @@ import pytest
 
 from assess.kernel.errors import InputError
 from assess.scope.logs.sources import HashingReader
-from tests.scope.helpers import conserved, scope, write
+from tests.scope.helpers import conserved, in_scope, scope, write
 
 N = 5
 
 
 def _records() -> list[dict[str, Any]]:
-    return [
-        {
-            "timestamp": "2026-09-01T10:00:00Z",
-            "model": "glm-5.3",
-            "prompt_tokens": 900_000 + i,
-            "request_id": f"req-{i}",
-        }
-        for i in range(N)
-    ]
+    return in_scope(N)
 
 
 def _json(run_cli: Callable[..., Any], *args: str) -> dict[str, Any]:

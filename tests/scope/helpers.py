@@ -24,6 +24,20 @@ from assess.scope.models import ScopeResult
 FIELDS = list(CANONICAL_FIELDS)  # the canonical preset's columns, in order
 
 
+def in_scope(n: int, ids: str = "req-{i}") -> list[dict[str, Any]]:
+    """Return ``n`` canonical glm-5.3 requests in the advisory's window, each over the trigger
+    (``prompt_tokens`` 900,000 + i), with the request ids ``ids`` formatted with ``i``."""
+    return [
+        {
+            "timestamp": "2026-09-01T10:00:00Z",
+            "model": "glm-5.3",
+            "prompt_tokens": 900_000 + i,
+            "request_id": ids.format(i=i),
+        }
+        for i in range(n)
+    ]
+
+
 def ndjson(records: Sequence[dict[str, Any] | str]) -> bytes:
     """Return NDJSON bytes; a str item is written as a raw (possibly malformed) line."""
     return b"".join((r if isinstance(r, str) else json.dumps(r)).encode() + b"\n" for r in records)
