@@ -88,6 +88,20 @@ class ParsedServerLog(Model):
     cache_settings_source: str | None = Field(
         default=None, description="Which line(s) they were read from ('server_args', ...)"
     )
+    engine_args: dict[str, Scalar] = Field(
+        default_factory=dict,
+        exclude=True,
+        description="The engine's own flags as printed (what advisories' settings name)",
+    )
+    engine_arg_lines: dict[str, str] = Field(
+        default_factory=dict, exclude=True, description="Flag -> 'line N: text' it was read from"
+    )
+    engine_args_whole: bool = Field(
+        default=False,
+        exclude=True,
+        description="True: a flag missing from engine_args is not set (the release lacks it, "
+        "or vLLM's whole non-default args leave it at its default)",
+    )
 
 
 class IsolationSetting(Model):

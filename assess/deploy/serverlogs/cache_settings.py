@@ -92,6 +92,23 @@ class CacheSettings:
     evidence: dict[str, str] = field(default_factory=dict)
     source: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: The engine's own flags as read (dotted for nested records), the line of each, and whether
+    #: a flag missing from them is known not to be set (a whole ServerArgs or Namespace repr: the
+    #: release lacks it; vLLM's whole non-default args: it holds its default).
+    raw: dict[str, Scalar] = field(default_factory=dict)
+    raw_lines: dict[str, str] = field(default_factory=dict)
+    raw_whole: bool = False
+
+    def take(self, args: Mapping[str, Scalar], hit: Hit, line: str = "") -> None:
+        """Keep the engine's flags ``args`` read from ``hit`` (first reading wins).
+
+        ``line`` names a long record briefly ('line 21: server_args=ServerArgs(...)'); by
+        default the hit's own excerpt is cited.
+        """
+        for key, value in args.items():
+            if key not in self.raw:
+                self.raw[key] = value
+                self.raw_lines[key] = f"line {hit.line}: {line}" if line else hit.cite()
 
     def put(self, name: str, value: Scalar, hit: Hit, how: str = "") -> None:
         """Record ``name`` (first reading wins) with the line it was read from."""
@@ -131,6 +148,8 @@ def read_sglang(log: LogText, whole: LogText) -> CacheSettings:
                 "after the cut are not shown in this log"
             )
         _sglang_values(args, hit, out, complete)
+        out.take(args, hit, "server_args=ServerArgs(...)")
+        out.raw_whole = complete
     _sglang_lines(whole, out)
     return out
 
@@ -159,9 +178,11 @@ def _sglang_lines(log: LogText, out: CacheSettings) -> None:
     if hit is not None:
         out.put("external_kv_tier", hit.value, hit)
         out.put("hierarchical_cache", True, hit)
+        out.take({"hicache_storage_backend": hit.value, "enable_hierarchical_cache": True}, hit)
     radix = log.find_last(_CLI_RADIX)
     if radix is not None:
         out.put("prefix_cache", False, radix, " (--disable-radix-cache on the command line)")
+        out.take({"disable_radix_cache": True}, radix)
 
 
 def read_vllm(log: LogText, whole: LogText) -> CacheSettings:
@@ -173,6 +194,7 @@ def read_vllm(log: LogText, whole: LogText) -> CacheSettings:
         args, _, hit = engine
         sources.append("engine config")
         _vllm_values(args, hit, out)
+        out.take(args, hit, "the engine's config line")
     for pattern, reader, label in (
         (NON_DEFAULT_ARGS, read_dict, "non-default args"),
         (NAMESPACE_ARGS, read_call, "args: Namespace"),
@@ -183,15 +205,20 @@ def read_vllm(log: LogText, whole: LogText) -> CacheSettings:
         args, complete, hit = found
         sources.append(label)
         _vllm_values(args, hit, out)
+        out.take(args, hit, label)
+        out.raw_whole = out.raw_whole or complete
         if label == "non-default args" and complete:
             _vllm_defaults(args, hit, out)
     cli = _record(whole, _CLI_TRANSFER, read_dict)
     if cli is not None:
         args, _, hit = cli
-        _vllm_values({f"kv_transfer_config.{k}": v for k, v in args.items()}, hit, out)
+        transfer = {f"kv_transfer_config.{k}": v for k, v in args.items()}
+        _vllm_values(transfer, hit, out)
+        out.take(transfer, hit)
     flag = whole.find_last(_CLI_PREFIX)
     if flag is not None:
         out.put("prefix_cache", flag.value == "enable-prefix-caching", flag, " (command line)")
+        out.take({"enable_prefix_caching": flag.value == "enable-prefix-caching"}, flag)
     out.source = " + ".join(sources) or None
     return out
 

@@ -188,6 +188,9 @@ class SGLangParser(ServerLogParser):
             cache_settings=ordered("sglang", cache.values),
             cache_settings_not_shown=not_shown("sglang", cache.values),
             cache_settings_source=cache.source,
+            engine_args=cache.raw,
+            engine_arg_lines=cache.raw_lines,
+            engine_args_whole=cache.raw_whole,
             hints={
                 "pool_tokens": "a line 'max_total_num_tokens=N, ...' or 'KV Cache is allocated. "
                 "#tokens: N, ...' (printed once the weights are loaded)",

@@ -35,6 +35,9 @@ API_VERSION = re.compile(flex("vLLM API server version") + r"[ \t]*" + VERSION)
 ENGINE_VERSION = re.compile(
     r"Initializing[ \t]*an?[ \t]*(?:V[01][ \t]*)?LLM[ \t]*engine[ \t]*\(" + VERSION + r"\)"
 )
+# Builds without version metadata print "v999.999.999" (vllm/version.py's fallback; real paste:
+# vllm-project/vllm#9532 "Initializing an LLM engine (v999.999.999) with config: ...").
+DEV_PLACEHOLDER = "999.999.999"
 # A startup begins at the API server banner, or (offline / engine-only logs) at the engine line.
 STARTUPS = (API_VERSION, ENGINE_VERSION)
 
@@ -173,7 +176,11 @@ class VLLMParser(ServerLogParser):
         version = None
         # the engine line's version ends at ')', so a wrapped one is never read short
         hit = log.find_first_of((ENGINE_VERSION, API_VERSION))
-        if hit is not None:
+        if hit is not None and hit.value.startswith(DEV_PLACEHOLDER):
+            notes.append(f"version {hit.value} is vLLM's placeholder for a build without version "
+                         "metadata: the version is unknown")  # fmt: skip
+            evidence["version"] = hit.cite()
+        elif hit is not None:
             version = normalise_version(hit.value, notes)
             evidence["version"] = hit.cite()
         role = self._role(last, settings, evidence)
@@ -194,6 +201,9 @@ class VLLMParser(ServerLogParser):
             cache_settings=ordered("vllm", cache.values),
             cache_settings_not_shown=not_shown("vllm", cache.values),
             cache_settings_source=cache.source,
+            engine_args=cache.raw,
+            engine_arg_lines=cache.raw_lines,
+            engine_args_whole=cache.raw_whole,
             hints={
                 "pool_tokens": "a line 'GPU KV cache size: N tokens' (older: '# GPU blocks: N'), "
                 "printed after the memory profiling run",
