@@ -44,6 +44,21 @@ def test_the_shipped_crosswalk_loads_and_its_lists_are_the_published_ones() -> N
         assert fw.source.startswith("https://") and fw.list_from.startswith("https://")
 
 
+def test_the_lists_have_the_published_shape() -> None:
+    """NIST AI 100-1: GOVERN 19, MAP 18, MEASURE 22, MANAGE 13 subcategories; ISO/IEC 42001:2023
+    Annex A: 3, 2, 5, 4, 9, 5, 4, 3, 3 controls under A.2 .. A.10."""
+    crosswalk = load_crosswalk()
+    nist = [c.id.split(" ")[0] for c in crosswalk.frameworks["nist-ai-rmf"].controls]
+    assert {f: nist.count(f) for f in dict.fromkeys(nist)} == {
+        "GOVERN": 19,
+        "MAP": 18,
+        "MEASURE": 22,
+        "MANAGE": 13,
+    }
+    iso = [c.id.split(".")[1] for c in crosswalk.frameworks["iso-42001"].controls]
+    assert [iso.count(str(n)) for n in range(2, 11)] == [3, 2, 5, 4, 9, 5, 4, 3, 3]
+
+
 def test_no_licensed_control_text_is_vendored() -> None:
     """ISO's and CSA's control text is not ours to copy: their lists hold short titles only."""
     crosswalk = load_crosswalk()
