@@ -12,6 +12,7 @@ from rich.table import Table
 from assess.cli.scope_exposure import (
     _DISCLOSURE_CSV,
     _NOTIFICATION_PACK,
+    OWN_OVERLAP,
     PLATFORM_MEAN_TOKENS,
     PLATFORM_REQUESTS,
     PLATFORM_TOKENS,
@@ -197,6 +198,7 @@ def scope_cmd(
     disclosure_csv: str | None = _DISCLOSURE_CSV,
     notification_pack: str | None = _NOTIFICATION_PACK,
     served_by: str | None = SERVED_BY,
+    own_overlap: bool = OWN_OVERLAP,
     max_line_bytes: int = _MAX_LINE_BYTES,
     max_inflate_ratio: int = _MAX_INFLATE_RATIO,
     explain: bool = _EXPLAIN,
@@ -210,6 +212,7 @@ def scope_cmd(
     outputs = _one_stdout(ids_csv, json_out, disclosure_csv, notification_pack)
     platform: dict[str, Any] = {"platform_tokens": platform_tokens}
     platform |= {"platform_mean_tokens": platform_mean_tokens, "served_by": served_by}
+    platform["own_overlap"] = own_overlap
     options: dict[str, Any] = {"incident": incident, "preset": preset, "mapping": mapping}
     options |= {"models": model, "since": since, "until": until}
     options["min_prompt_tokens"] = min_prompt_tokens

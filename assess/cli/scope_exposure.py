@@ -39,6 +39,12 @@ _NOTIFICATION_PACK = typer.Option(
     metavar="DIR",
     help="Write per-account notification files and the method statement to DIR.",
 )
+OWN_OVERLAP = typer.Option(
+    True,
+    "--own-overlap/--no-own-overlap",
+    help="Match our prompts in over-length responses (own_overlap); --no-own-overlap skips it "
+    "(reported not assessable).",
+)
 SERVED_BY = typer.Option(
     None,
     "--served-by",

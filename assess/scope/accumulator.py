@@ -270,7 +270,7 @@ class ScopeAccumulator:
             possibly_affected=possibly,
             disclosed=self._disclosed(platform_requests, platform_tokens, platform_mean_tokens),
             candidate_foreign_data=foreign_data((self.affected, self.unknown)),
-            own_overlap=self.exposure.overlap.result(),
+            own_overlap=self.exposure.own_overlap(),
             skipped=self.skipped,
             skipped_listed=len(self.skipped),
             exit_code=EXIT_CODES[verdict],

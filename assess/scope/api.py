@@ -110,9 +110,11 @@ def scope_run(
     platform_mean_tokens: int | None = None,
     served_by: str | None = None,
     max_inflate_ratio: int | None = None,
+    own_overlap: bool = True,
 ) -> ScopeRun:
     """Scope ``logs`` (files or globs) as `assess scope` does; see :func:`scope_logs`. A run
-    whose logs back no verdict returns ``result.verdict`` ``not_assessable`` (exit code 2)."""
+    whose logs back no verdict returns ``result.verdict`` ``not_assessable`` (exit code 2).
+    ``own_overlap`` false skips matching our prompts in over-length responses."""
     from assess.scope.evidence import require_evidence, with_reading
     from assess.scope.logs import open_logs, parse_map
     from assess.scope.read_inputs import read_all
@@ -123,7 +125,8 @@ def scope_run(
     window = (scope.since, scope.until)  # date folders outside it are not read
     files = [str(p) for p in logs]
     reader = open_logs(files, preset or "auto", maps, progress=progress, window=window)
-    acc = ScopeAccumulator(with_preset(scope, reader.preset, served_by), keep_text=keep_text)
+    bound = with_preset(scope, reader.preset, served_by)
+    acc = ScopeAccumulator(bound.model_copy(update={"own_overlap": own_overlap}), keep_text)
     if max_line_bytes is not None:
         reader.max_line_bytes = max_line_bytes
     if max_inflate_ratio is not None:
@@ -283,6 +286,7 @@ def scope_engine_run(
     platform_tokens: int | None = None,
     platform_mean_tokens: int | None = None,
     served_by: str | None = None,
+    own_overlap: bool = True,
 ) -> ScopeRun:
     """Return the scope of an engine's result of the :func:`emit_sql` query (same options):
     ``results`` is its file, or a sharded export's folder or glob (the parts read together).
@@ -308,7 +312,7 @@ def scope_engine_run(
                 "--emit-sql: the mapping is inferred from it again.",
             )
     chosen = _preset(preset, mapping, logs)
-    scope = with_preset(scope, chosen, served_by)
+    scope = with_preset(scope, chosen, served_by).model_copy(update={"own_overlap": own_overlap})
     acc, engine = scope_engine_results(paths, chosen, scope, keep_text)
     result = acc.result(chosen.id, engine.parts or [engine.results], *platform)
     require_evidence(result, chosen.id)

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from assess.scope.filter import threshold as cut
 from assess.scope.models import TEXT, ScopeFilter
 from assess.scope.overlap import Overlap
+from assess.scope.overlap_models import OwnOverlap
 
 ON, ELSEWHERE, UNKNOWN = "on", "elsewhere", "unknown"
 #: A native count this close to the trigger (either side, in hundredths of it) is "possibly
@@ -43,6 +44,7 @@ REASON_NO_FIELD = "over the trigger, platform not identified (the export records
 PLATFORM_REASONS = (REASON_PLATFORM, REASON_ROUTER, REASON_PROTOCOL, REASON_NO_FIELD)
 REASON_FALLBACK = "fallback token count (native count missing; they differ by -3% to +13%)"
 REASON_MARGIN = "count within the margin of the trigger"
+OVERLAP_OFF = "not checked: turned off with --no-own-overlap"
 EXCLUDED_OVER = "over the trigger: prompt replaced by a placeholder, never written to the pool"
 EXCLUDED_REPLAY = "cache replay: answered from a cache, never reached the model"
 EXCLUDED_REJECTED = "rejected before inference (HTTP 4xx)"
@@ -192,7 +194,8 @@ class Exposure:
         source = pc.and_(live, pc.or_(under, unknown))
         self._count(rows, elsewhere, replay, rejected, live, affected, possibly, over)
         self._keep_sources(rows.filter(source), platform.filter(source))
-        self.overlap.add(rows, source, pc.and_(live, over))
+        if self.scope.own_overlap:
+            self.overlap.add(rows, source, pc.and_(live, over))
         self.over_possibly += _sum(pc.and_(possibly, over))
         kept_reasons = reasons.filter(possibly)
         self.reasons.update(kept_reasons.to_pylist())
@@ -297,6 +300,14 @@ class Exposure:
         self.sources.extend(other.sources)
         self.over_possibly += other.over_possibly
         self.overlap.merge(other.overlap)
+
+    def own_overlap(self) -> OwnOverlap:
+        """Return the matching of our prompts in over-length responses; turned off
+        (``--no-own-overlap``), not assessable and saying so."""
+        own = self.overlap.result()
+        if self.scope.own_overlap:
+            return own
+        return own.model_copy(update={"status": "not_assessable", "why": OVERLAP_OFF})
 
     def source_table(self) -> pa.Table:
         """Return the source set S, by time then request id."""

@@ -100,8 +100,8 @@ class ScopeFilter(Model):
     )
     #: The preset's provider values that do not tell who served a request.
     provider_no_evidence: list[str] = Field(default_factory=list)
-    #: The export records a serving provider or endpoint (not langfuse, new-api, apisix).
-    provider_recorded: bool = True
+    provider_recorded: bool = True  # the export has a provider or endpoint field
+    own_overlap: bool = True  # our prompts matched in over-length responses (off: --no-own-overlap)
     advisory_filter: bool = Field(
         default=False,
         description="Models, window and trigger are all the advisory's (its figures apply)",

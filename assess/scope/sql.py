@@ -282,7 +282,9 @@ def fingerprint(preset: Preset, scope: ScopeFilter) -> str:
     the rows read back (--emit-sql, before it, gave a bedrock or new-api result it refused).
     The filter is hashed bound to the preset on both sides (whatever fields the binding sets,
     one added later included), with the user's --served-by left out."""
-    bound = with_preset(scope, preset).model_copy(update={"serving_platform": None})
+    bound = with_preset(scope, preset).model_copy(
+        update={"serving_platform": None, "own_overlap": True}  # read-back options, not the query
+    )
     text = json.dumps(
         {"preset": preset.model_dump(mode="json"), "filter": bound.model_dump(mode="json")},
         sort_keys=True,

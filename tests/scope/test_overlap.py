@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -198,3 +199,26 @@ def test_parallel_files_give_the_same_pairs(tmp_path: Path) -> None:
     parallel = scope_run(paths, preset="canonical", jobs=2).result.own_overlap
     assert serial.pairs == 1
     assert parallel == serial
+
+
+def test_no_own_overlap_turns_the_matching_off_and_says_so(
+    tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    """The planted copy that matches above is not looked for with --no-own-overlap: the result
+    is not assessable (never no_match), says why, and the filter records it."""
+    secret = _words(200)
+    lines = [
+        _row(1, 1, "b", 5000, prompt=" ".join(secret), response="fine"),
+        _row(2, 5, "a", T + 1, prompt="x", response=" ".join(_words(30) + secret[50:90])),
+    ]
+    assert _scope(tmp_path, lines).status == "matched"
+    path = tmp_path / "log.ndjson"
+    off = scope_run([path], preset="canonical", own_overlap=False).result
+    assert off.own_overlap is not None
+    assert off.own_overlap.status == "not_assessable" and off.own_overlap.pairs == 0
+    assert off.own_overlap.why == "not checked: turned off with --no-own-overlap"
+    assert off.filter.own_overlap is False
+    shown = run_cli("scope", str(path), "--preset", "canonical", "--no-own-overlap")
+    assert "our prompts in over-length responses: not assessable: not checked: turned off" in (
+        shown.output
+    )
