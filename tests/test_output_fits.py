@@ -7,6 +7,7 @@ word to the vertical layout."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -20,6 +21,7 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
+from assess.kernel.output import TrimmedLines
 from assess.kernel.tables import fits, print_table, row_lines
 from assess.vendor.render import show_value
 from tests.conftest import REPO
@@ -145,6 +147,9 @@ def test_no_identifier_is_cut(case: str, width: str, workdir: Path) -> None:
     assert len(expected) >= 3  # the identifiers were read
     output = run(args, width, workdir)
     assert_whole(output, expected)
+    # piped, rich padded cells, centred titles and broke lines after a space: none stays
+    trailing = [line for line in output.splitlines() if line != line.rstrip()]
+    assert not trailing, trailing[:5]
     if width != "piped":
         limit = int(width)
         long_words = {w for w in expected if len(w) > limit}
@@ -179,6 +184,26 @@ def test_the_vertical_layout_keeps_words_whole(tmp_path: Path) -> None:
     text = path.read_text()
     assert "x" * 70 in text.split()
     assert text.startswith("Findings\nref: F-01  severity: critical  evidence: attested  pts: 40\n")
+
+
+def test_trimmed_lines_drop_only_the_spaces_before_a_line_break() -> None:
+    """A line may come in several writes: spaces at the end of one are held, not lost inside."""
+    stream = io.StringIO()
+    trimmed = TrimmedLines(stream)
+    for piece in ["│ a  │ b   ", "  \n  indented  ", "", "x  \n", "tail  "]:
+        trimmed.write(piece)
+    assert stream.getvalue() == "│ a  │ b\n  indented  x\ntail"
+    table = Table("id", "value", box=None, title="Centred")
+    table.add_row("a", "1")
+    table.add_row("a much longer id", "22")
+    padded = io.StringIO()
+    Console(file=padded, width=60, color_system=None).print(table)
+    trimmed_out = io.StringIO()
+    Console(file=TrimmedLines(trimmed_out), width=60, color_system=None).print(table)  # type: ignore[arg-type]
+    assert padded.getvalue() != trimmed_out.getvalue()  # rich pads: the control
+    assert trimmed_out.getvalue().splitlines() == [
+        line.rstrip() for line in padded.getvalue().splitlines()
+    ]
 
 
 def test_row_lines_pack_short_cells_and_skip_empty_ones() -> None:

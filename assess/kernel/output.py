@@ -3,23 +3,67 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import IO, Any, Protocol, cast
 
 from pydantic import BaseModel
 from rich.console import Console
 
 
+class TrimmedLines:
+    """A text stream that drops the spaces before each line break of what it passes on.
+
+    rich pads every table cell to its column's width, centres titles and breaks long lines after
+    a space, so piped output (a file, ``grep``, a diff of two runs) carried trailing spaces.
+    Spaces at the end of a write are held until the next write shows whether a line break
+    follows them (rich may print a line in several writes); what is left at the end is
+    trailing, so dropped.
+    """
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.held = ""
+
+    def write(self, text: str) -> int:
+        joined = self.held + text
+        body = joined.rstrip(" ")
+        self.held = joined[len(body) :]
+        self.stream.write(_TRAILING.sub("\n", body))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:  # encoding, fileno, ... as the stream's
+        return getattr(self.stream, name)
+
+
+_TRAILING = re.compile(r" +\n")
+
+
+def _trimmed(stream: IO[str] | None) -> IO[str] | None:
+    """Return ``stream`` wrapped in :class:`TrimmedLines` when it is not a terminal, else None
+    (rich's own default: the stream as it is when printing)."""
+    if stream is None or stream.isatty():
+        return None
+    return cast(IO[str], TrimmedLines(stream))
+
+
 def stdout_console() -> Console:
-    """Return a console on stdout (no colour codes when not a terminal)."""
-    return Console(highlight=False, soft_wrap=False)
+    """Return a console on stdout: no colour codes, and no trailing spaces, when not a
+    terminal (:class:`TrimmedLines`)."""
+    return Console(file=_trimmed(sys.stdout), highlight=False, soft_wrap=False)
 
 
 def stderr_console() -> Console:
-    """Return a console on stderr, for progress and warnings."""
-    return Console(stderr=True, highlight=False)
+    """Return a console on stderr, for progress and warnings (trimmed as stdout's)."""
+    return Console(file=_trimmed(sys.stderr), stderr=True, highlight=False)
 
 
 def to_json(document: BaseModel | dict[str, Any]) -> str:
