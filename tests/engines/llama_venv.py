@@ -1,12 +1,12 @@
 """llama.cpp's server (llama-cpp-python[server], built from its sdist) in a virtualenv of its own,
-for the real-engine tests of tests/engines/.
+for the real-engine tests of tests/engines/ (made and cached by tests/cached_venv.py).
 
 llama-cpp-python ships no binary wheel on PyPI for Linux: pip builds its sdist (the vendored
 llama.cpp, with CMake; about ten minutes on two cores). The built wheel is kept under the user's
 cache (``assess-tests/wheels/``), so a new venv (another Python, a wiped venv) reinstalls it in
 seconds instead of rebuilding; the venv itself (``assess-tests/llama-cpp-python-<v>-py<xy>``,
-with the ``gguf`` package the test writes its model with) is made once and reused, the way
-tests/scope/litellm_venv.py keeps the LiteLLM proxy. Neither ever enters the project's venv.
+with the ``gguf`` package the test writes its model with) is made once and reused. Neither ever
+enters the project's venv.
 
 `make test-engines` runs ``python -m tests.engines.llama_venv`` first (it fails when the engine
 cannot be built: the target exists to run it); pytest alone calls :func:`ensure` and skips with
@@ -15,13 +15,13 @@ the reason instead.
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from tests import cached_venv
+from tests.cached_venv import cache_root, python_tag, run_step
 
 #: The release the tests run (PyPI, sdist only for Linux).
 LLAMA_CPP_VERSION = "0.3.36"
@@ -36,24 +36,14 @@ BUILD_SECONDS = 3600
 INSTALL_SECONDS = 1200
 
 
-def cache_root() -> Path:
-    """Return the folder every test venv lives in (``$XDG_CACHE_HOME/assess-tests``)."""
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "assess-tests"
-
-
-def _python_tag() -> str:
-    return f"py{sys.version_info.major}{sys.version_info.minor}"
-
-
 def venv_dir() -> Path:
     """Return the cached venv's folder for this llama-cpp-python and Python version."""
-    return cache_root() / f"llama-cpp-python-{LLAMA_CPP_VERSION}-{_python_tag()}"
+    return cache_root() / f"llama-cpp-python-{LLAMA_CPP_VERSION}-{python_tag()}"
 
 
 def wheel_dir() -> Path:
     """Return the folder the built wheel is kept in (one per Python version)."""
-    return cache_root() / "wheels" / f"llama-cpp-python-{LLAMA_CPP_VERSION}-{_python_tag()}"
+    return cache_root() / "wheels" / f"llama-cpp-python-{LLAMA_CPP_VERSION}-{python_tag()}"
 
 
 def cached_wheel() -> Path | None:
@@ -62,67 +52,27 @@ def cached_wheel() -> Path | None:
     return found[-1] if found else None
 
 
-def engine_python(folder: Path | None = None) -> Path:
-    """Return the venv's interpreter (it may not exist yet)."""
-    return (folder or venv_dir()) / "bin" / "python"
-
-
-def _ready(folder: Path) -> bool:
-    return (folder / ".installed").is_file() and engine_python(folder).is_file()
-
-
-def ensure() -> tuple[Path | None, str]:
-    """Make the venv if it is not there; return (its python, "") or (None, why not).
-
-    The venv is made in place and marked ``.installed`` last, so a run cut short is made again.
-    """
-    folder = venv_dir()
-    if _ready(folder):
-        return engine_python(folder), ""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    # two test runs at once (two worktrees, say): the second waits, then finds the venv made
-    with (folder.parent / f"{folder.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if _ready(folder):
-            return engine_python(folder), ""
-        return _install(folder)
-
-
-def _run(step: list[str], seconds: int, env: dict[str, str] | None = None) -> str:
-    """Run one step; return "" or the last lines of what it said when it failed."""
-    try:
-        done = subprocess.run(
-            step, capture_output=True, text=True, timeout=seconds, check=False, env=env
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    if done.returncode == 0:
-        return ""
-    tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-    return f"{' '.join(step[:4])}...: {' | '.join(tail)}"
-
-
-def _install(folder: Path) -> tuple[Path | None, str]:
-    shutil.rmtree(folder, ignore_errors=True)
-    started = time.monotonic()
-    python = str(engine_python(folder))
-    why = _run([sys.executable, "-m", "venv", str(folder)], INSTALL_SECONDS)
-    if not why and cached_wheel() is None:
+def _install(folder: Path) -> str:
+    """Build the wheel once (kept), then install it with the server extra and gguf."""
+    python = str(folder / "bin" / "python")
+    why = ""
+    if cached_wheel() is None:
         env = dict(os.environ, CMAKE_ARGS=CMAKE_ARGS, CMAKE_BUILD_PARALLEL_LEVEL="2")
         build = [python, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-binary",
                  "llama-cpp-python", "-w", str(wheel_dir()), SPEC]  # fmt: skip
-        why = _run(build, BUILD_SECONDS, env)
+        why = run_step(build, BUILD_SECONDS, env)
     wheel = cached_wheel()
     if not why and wheel is None:
         why = f"pip wheel {SPEC} left no wheel in {wheel_dir()}"
     if not why and wheel is not None:
         install = [python, "-m", "pip", "install", "--quiet", f"{wheel}[server]", GGUF_SPEC]
-        why = _run(install, INSTALL_SECONDS)
-    if why:
-        shutil.rmtree(folder, ignore_errors=True)
-        return None, f"cannot install {SPEC}[server] into {folder}: {why}"
-    (folder / ".installed").write_text(f"{wheel} in {time.monotonic() - started:.0f} s\n")
-    return engine_python(folder), ""
+        why = run_step(install, INSTALL_SECONDS)
+    return why
+
+
+def ensure() -> tuple[Path | None, str]:
+    """Make the venv if it is not there; return (its python, "") or (None, why not)."""
+    return cached_venv.ensure(venv_dir(), "python", f"{SPEC}[server]", _install, INSTALL_SECONDS)
 
 
 def main() -> int:

@@ -21,14 +21,10 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +32,7 @@ import pytest
 
 from assess.probe.cache import WORDS
 from tests.engines.llama_venv import ensure
+from tests.server_process import Server, running
 
 pytestmark = pytest.mark.engines
 
@@ -44,14 +41,6 @@ MODEL = "tiny-llama"
 #: Bound on the server's start (model load is milliseconds; importing the server is seconds).
 START_SECONDS = 120
 KEYS = {"ENGINE_KEY_A": "sk-engine-a-0001", "ENGINE_KEY_B": "sk-engine-b-0002"}
-
-
-@dataclass(frozen=True)
-class Engine:
-    """A running llama.cpp server and what it said."""
-
-    base_url: str
-    log: list[str]
 
 
 @pytest.fixture(scope="module")
@@ -73,51 +62,28 @@ def model_file(engine_python: Path, tmp_path_factory: pytest.TempPathFactory) ->
     return path
 
 
-def _drain(stream: Any, lines: queue.Queue[str], log: list[str]) -> None:
-    for line in stream:
-        log.append(line)
-        lines.put(line)
+def _bound_url(log: str) -> str | None:
+    bound = re.search(r"Uvicorn running on (http://127\.0\.0\.1:\d+)", log)
+    return bound.group(1) + "/v1" if bound else None
 
 
 @pytest.fixture(scope="module")
-def engine(engine_python: Path, model_file: Path) -> Iterator[Engine]:
+def engine(engine_python: Path, model_file: Path) -> Iterator[Server]:
     """llama.cpp's server on 127.0.0.1, on a port the system picks (uvicorn logs the one bound)."""
     command = [
         str(engine_python), "-m", "llama_cpp.server", "--model", str(model_file),
         "--model_alias", MODEL, "--host", "127.0.0.1", "--port", "0", "--n_ctx", "4096",
         "--n_threads", "1", "--n_threads_batch", "1",
     ]  # fmt: skip
-    server = subprocess.Popen(command, stderr=subprocess.STDOUT, stdout=subprocess.PIPE, text=True)
-    lines: queue.Queue[str] = queue.Queue()
-    log: list[str] = []
-    threading.Thread(target=_drain, args=(server.stdout, lines, log), daemon=True).start()
-    try:
-        yield Engine(_bound_url(server, lines, log), log)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with running(command, _bound_url, START_SECONDS, "llama.cpp server") as server:
+        yield server
 
 
-def _bound_url(server: subprocess.Popen[str], lines: queue.Queue[str], log: list[str]) -> str:
-    deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=1)
-        except queue.Empty:
-            if server.poll() is not None:
-                break
-            continue
-        bound = re.search(r"Uvicorn running on (http://127\.0\.0\.1:\d+)", line)
-        if bound:
-            return bound.group(1) + "/v1"
-    pytest.fail(f"llama.cpp server did not start: {''.join(log)[-3000:]}")
-
-
-def _audit(engine: Engine, tmp_path: Path, *extra: str) -> tuple[int, dict[str, Any], str]:
+def _audit(engine: Server, tmp_path: Path, *extra: str) -> tuple[int, dict[str, Any], str]:
     out = tmp_path / "cache.json"
     command = [
         sys.executable, "-m", "assess", "probe", "--mode", "cache", "--base-url",
-        engine.base_url, "--model", MODEL, "--api-key-env", "ENGINE_KEY_A",
+        engine.url, "--model", MODEL, "--api-key-env", "ENGINE_KEY_A",
         "--second-api-key-env", "ENGINE_KEY_B", "--samples", "20", "--yes", "--json", str(out),
         *extra,
     ]  # fmt: skip
@@ -131,7 +97,7 @@ def _level(doc: dict[str, Any], name: str) -> dict[str, Any]:
     return next(lv for lv in doc["levels"] if lv["level"] == name)
 
 
-def test_the_model_is_what_the_audit_needs(engine: Engine) -> None:
+def test_the_model_is_what_the_audit_needs(engine: Server) -> None:
     """The written model loads as a LLaMA with the vocabulary made for the probe's words."""
     said = "".join(engine.log)
     assert "general.architecture str              = llama" in said or "arch = llama" in said, said[
@@ -140,7 +106,7 @@ def test_the_model_is_what_the_audit_needs(engine: Engine) -> None:
 
 
 def test_audit_finds_llama_cpp_prefix_cache_shared_across_organisations(
-    engine: Engine, tmp_path: Path
+    engine: Server, tmp_path: Path
 ) -> None:
     code, doc, said = _audit(engine, tmp_path)
     print(said)  # the audit's own lines, shown with pytest -s (make test-engines logs them)

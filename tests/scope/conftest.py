@@ -9,10 +9,8 @@ import http.server
 import logging
 import os
 import socket
-import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -21,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.server_process import answers, running
 
 #: Fake credentials: moto accepts any; the standard chain finds them in the environment.
 FAKE_AWS = {
@@ -131,25 +131,6 @@ def put_object(endpoint: str, bucket: str, key: str, body: bytes) -> None:
 GCS_BUCKET = "logs"
 
 
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=1) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-def _wait_until_it_answers(server: subprocess.Popen[bytes], url: str, seconds: float) -> None:
-    """Poll ``url`` until it answers 200; fail naming the URL when the server dies or is late."""
-    deadline = time.monotonic() + seconds
-    while not _answers(url):
-        if server.poll() is not None:
-            pytest.fail(f"the GCS emulator exited ({server.returncode}) before answering {url}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"the GCS emulator did not answer {url} within {seconds:.0f} s")
-        time.sleep(0.05)
-
-
 @pytest.fixture(scope="session")
 def gcs_endpoint() -> Iterator[str]:
     """Start gcp-storage-emulator (in memory, bucket ``logs``); STORAGE_EMULATOR_HOST points
@@ -163,20 +144,17 @@ def gcs_endpoint() -> Iterator[str]:
     endpoint = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "gcp_storage_emulator", "start", "--port", str(port)]
     command += ["-H", "127.0.0.1", "--default-bucket", GCS_BUCKET, "-q", "-M"]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     saved = os.environ.get("STORAGE_EMULATOR_HOST")
+
+    def ready(log: str) -> str | None:
+        return endpoint if answers(f"{endpoint}/storage/v1/b") else None
+
     try:
-        _wait_until_it_answers(server, f"{endpoint}/storage/v1/b", seconds=30)
-        os.environ["STORAGE_EMULATOR_HOST"] = endpoint
-        remote._filesystem.cache_clear()
-        yield endpoint
+        with running(command, ready, 30, "the GCS emulator"):
+            os.environ["STORAGE_EMULATOR_HOST"] = endpoint
+            remote._filesystem.cache_clear()
+            yield endpoint
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
         if saved is None:
             os.environ.pop("STORAGE_EMULATOR_HOST", None)
         else:

@@ -1,4 +1,5 @@
-"""The LiteLLM proxy from PyPI in a virtualenv of its own, for tests/scope/test_litellm_proxy.py.
+"""The LiteLLM proxy from PyPI in a virtualenv of its own, for tests/scope/test_litellm_proxy.py
+(made and cached by tests/cached_venv.py).
 
 litellm[proxy] pins versions that conflict with this project's (fastapi, pydantic, boto3, rich...),
 so it never enters the project's venv: it lives under the user's cache, one venv per LiteLLM and
@@ -12,13 +13,12 @@ the reason; the next run tries again.
 
 from __future__ import annotations
 
-import fcntl
-import os
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from tests import cached_venv
+from tests.cached_venv import cache_root, python_tag, run_step
 
 #: The release the test runs (1.107.0 was a compromised release, withdrawn from PyPI; 1.108 and
 #: later need a `litellm-proxy` package for the proxy extra that PyPI does not carry).
@@ -30,61 +30,17 @@ INSTALL_SECONDS = 1200
 
 def venv_dir() -> Path:
     """Return the cached venv's folder for this LiteLLM and Python version."""
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    python = f"py{sys.version_info.major}{sys.version_info.minor}"
-    return Path(cache) / "assess-tests" / f"litellm-{LITELLM_VERSION}-{python}"
+    return cache_root() / f"litellm-{LITELLM_VERSION}-{python_tag()}"
 
 
-def litellm_command(folder: Path | None = None) -> Path:
-    """Return the `litellm` console script of the venv (it may not exist yet)."""
-    return (folder or venv_dir()) / "bin" / "litellm"
-
-
-def _ready(folder: Path) -> bool:
-    return (folder / ".installed").is_file() and litellm_command(folder).is_file()
+def _install(folder: Path) -> str:
+    return run_step([str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", SPEC],
+                    INSTALL_SECONDS)  # fmt: skip
 
 
 def ensure() -> tuple[Path | None, str]:
-    """Make the venv if it is not there; return (the `litellm` script, "") or (None, why not).
-
-    The venv is made in place and marked ``.installed`` last, so a run cut short is made again.
-    """
-    folder = venv_dir()
-    if _ready(folder):
-        return litellm_command(folder), ""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    # two test runs at once (two worktrees, say): the second waits, then finds the venv made
-    with (folder.parent / f"{folder.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if _ready(folder):
-            return litellm_command(folder), ""
-        return _install(folder)
-
-
-def _install(folder: Path) -> tuple[Path | None, str]:
-    shutil.rmtree(folder, ignore_errors=True)
-    started = time.monotonic()
-    steps = [
-        [sys.executable, "-m", "venv", str(folder)],
-        [str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", SPEC],
-    ]
-    try:
-        for step in steps:
-            done = subprocess.run(
-                step, capture_output=True, text=True, timeout=INSTALL_SECONDS, check=False
-            )
-            if done.returncode != 0:
-                tail = (done.stderr or done.stdout).strip().splitlines()[-2:]
-                return None, _failed(folder, f"{' '.join(step[-3:])}: {' | '.join(tail)}")
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, _failed(folder, f"{type(exc).__name__}: {exc}")
-    (folder / ".installed").write_text(f"{SPEC} in {time.monotonic() - started:.0f} s\n")
-    return litellm_command(folder), ""
-
-
-def _failed(folder: Path, why: str) -> str:
-    shutil.rmtree(folder, ignore_errors=True)
-    return f"cannot install {SPEC} into {folder}: {why}"
+    """Make the venv if it is not there; return (the `litellm` script, "") or (None, why not)."""
+    return cached_venv.ensure(venv_dir(), "litellm", SPEC, _install, INSTALL_SECONDS)
 
 
 def main() -> int:

@@ -39,6 +39,7 @@ import pytest
 
 from tests.scope.conftest import FAKE_AWS, _free_port
 from tests.scope.litellm_venv import LITELLM_VERSION, ensure
+from tests.server_process import answers, running
 
 pytest.importorskip("moto")
 
@@ -116,14 +117,6 @@ def _config(lab: str, dead: int, s3: str) -> str:
     )
 
 
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError):
-        return False
-
-
 @pytest.fixture(scope="module")
 def proxy(
     litellm_script: Path, lab_url: str, s3_endpoint: str, tmp_path_factory: pytest.TempPathFactory
@@ -143,27 +136,14 @@ def proxy(
     env.update(NO_PROXY="127.0.0.1", no_proxy="127.0.0.1")
     command = [str(litellm_script), "--config", "config.yaml"]
     command += ["--host", "127.0.0.1", "--port", str(port)]
-    log = (folder / "proxy.log").open("wb")
-    server = subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_SECONDS
-    try:
-        while not _answers(f"{base}/health/liveliness"):
-            tail = (folder / "proxy.log").read_text(errors="replace")[-2000:]
-            if server.poll() is not None:
-                pytest.fail(f"litellm {LITELLM_VERSION} exited ({server.returncode}):\n{tail}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"litellm did not answer within {START_SECONDS} s:\n{tail}")
-            time.sleep(0.2)
-        yield base
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
+
+    def ready(log: str) -> str | None:
+        return base if answers(f"{base}/health/liveliness") else None
+
+    name = f"litellm {LITELLM_VERSION}"
+    with running(command, ready, START_SECONDS, name, cwd=folder, env=env) as server:
+        yield server.url
 
 
 def _post(base: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, str, str]:
