@@ -55,6 +55,13 @@ class Model(BaseModel):
         return cls.from_located(doc)
 
 
+class View(Model):
+    """A tolerant view of another command's document: its contract keys only, other keys ignored
+    (a newer writer may add keys; the reader keeps working). Immutable, as every model."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
 def format_validation_error(exc: ValidationError, doc: Located) -> str:
     """Return every error of ``exc`` as ``file:line: field: message`` lines."""
     out: list[str] = []

@@ -6,12 +6,12 @@ from. Each level holds every attacker latency, so the two distributions can be r
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
 
 from assess.kernel.model import Model
+from assess.probe.models import RunHeader
 
 CACHE_PROBE_KIND = "assess.cache-probe"
 CACHE_PROBE_SCHEMA_VERSION = 1
@@ -100,17 +100,11 @@ class CacheErrorRecord(Model):
     message: str
 
 
-class CacheProbeResult(Model):
+class CacheProbeResult(RunHeader):
     """The whole cache-isolation audit."""
 
     schema_version: int = CACHE_PROBE_SCHEMA_VERSION
     kind: str = CACHE_PROBE_KIND
-    run_id: str
-    endpoint: str
-    model: str
-    started_at: datetime
-    finished_at: datetime
-    complete: bool
     accounts: list[CacheAccount]
     settings: CacheSettings
     requests: int

@@ -133,17 +133,26 @@ class EchoControl(Model):
     why: str | None = Field(default=None, description="Why not, when not echoed")
 
 
-class ProbeResult(Model):
-    """The whole run: what was sent, what came back, what was found."""
+class RunHeader(Model):
+    """What every probe document (canary and cache audit) starts with: its kind and version,
+    which run, of which endpoint and model, when, and whether it finished. Each document sets
+    its own ``kind`` and ``schema_version`` defaults; the keys keep this order."""
 
-    schema_version: int = PROBE_SCHEMA_VERSION
-    kind: str = PROBE_KIND
+    schema_version: int
+    kind: str
     run_id: str
     endpoint: str
     model: str
     started_at: datetime
     finished_at: datetime
     complete: bool
+
+
+class ProbeResult(RunHeader):
+    """The whole run: what was sent, what came back, what was found."""
+
+    schema_version: int = PROBE_SCHEMA_VERSION
+    kind: str = PROBE_KIND
     leak_found: bool
     mode: Literal["standard", "boundary"]
     accounts: list[AccountInfo]

@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from assess.kernel.errors import InputError
-from assess.kernel.model import Model
+from assess.kernel.model import View
 from assess.kernel.structured import parse_json
 from assess.report.governance import (
     Change,
@@ -31,9 +31,7 @@ from assess.report.governance import (
 )
 from assess.report.models import Exposure, ReportFinding
 
-
-class _View(Model):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+_View = View  # a tolerant view of another command's document (assess/kernel/model.py)
 
 
 class _PrevItem(_View):

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from assess.kernel.common import EvidenceLevel, Severity
-from assess.kernel.model import Model
+from assess.kernel.model import View
 from assess.vendor.scoring.evidence import DeployNode, ProbeStats
 
 Tier = Literal["low", "medium", "high", "critical"]
 
 
-class _View(Model):
-    """A tolerant view of another command's document: contract keys only, extras ignored."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
+_View = View  # a tolerant view of another command's document (assess/kernel/model.py)
 
 
 class ControlView(_View):

@@ -25,69 +25,26 @@ import zstandard
 
 from assess.probe.transport import limits
 from tests.probe.conftest import keys, probe
+from tests.probe.servers import socket_server
 
 __all__ = ["keys", "probe"]  # the probe fixtures, shared with tests/probe
-
-MODELS = json.dumps({"object": "list", "data": [{"id": "lab-glm-5.3"}]}).encode()
 
 
 @contextmanager
 def raw_server(post_reply: bytes, hold: bool = False) -> Iterator[str]:
     """Answer GET with the model list and every POST with ``post_reply`` as is, then hang up
     (or, with ``hold``, keep the connection open until the server stops: a stalled body)."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    stop = threading.Event()
 
-    def serve(conn: socket.socket) -> None:
-        with conn:
-            request = b""
-            while b"\r\n\r\n" not in request:
-                data = conn.recv(65536)
-                if not data:
-                    return
-                request += data
-            head, _, body = request.partition(b"\r\n\r\n")
-            length = next(
-                (int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                 if line.lower().startswith(b"content-length:")),
-                0,
-            )  # fmt: skip
-            while len(body) < length:
-                body += conn.recv(65536)
-            if request.startswith(b"GET"):
-                reply = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                reply += f"Content-Length: {len(MODELS)}\r\nConnection: close\r\n\r\n".encode()
-                conn.sendall(reply + MODELS)
-                return
-            try:
-                conn.sendall(post_reply)
-            except OSError:
-                return
-            if hold:
-                stop.wait()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-    finally:
-        stop.set()
+    def answer(conn: socket.socket, stop: threading.Event) -> None:
         try:
-            listener.shutdown(socket.SHUT_RDWR)
+            conn.sendall(post_reply)
         except OSError:
-            pass
-        listener.close()
-        thread.join()
+            return
+        if hold:
+            stop.wait()
+
+    with socket_server(answer) as base_url:
+        yield base_url
 
 
 def _reply(body: bytes, encoding: str | None = None, length: int | None = None) -> bytes:

@@ -105,3 +105,74 @@ def closed_port_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}/v1"
+
+
+#: The model list a raw socket server answers every GET with.
+MODELS = json.dumps({"object": "list", "data": [{"id": "lab-glm-5.3"}]}).encode()
+PostAnswer = Callable[[socket.socket, threading.Event], None]
+
+
+def _read_request(conn: socket.socket) -> bytes | None:
+    """Read one request (its head, and its body up to Content-Length); None if the client left."""
+    request = b""
+    while b"\r\n\r\n" not in request:
+        data = conn.recv(65536)
+        if not data:
+            return None
+        request += data
+    head, _, body = request.partition(b"\r\n\r\n")
+    length = next(
+        (int(line.split(b":")[1]) for line in head.split(b"\r\n")
+         if line.lower().startswith(b"content-length:")),
+        0,
+    )  # fmt: skip
+    while len(body) < length:
+        data = conn.recv(65536)
+        if not data:
+            break
+        body += data
+    return request
+
+
+@contextmanager
+def socket_server(answer_post: PostAnswer) -> Iterator[str]:
+    """A raw-socket HTTP server on 127.0.0.1 for answers no HTTP library would write (broken,
+    endless, stalled): every GET gets :data:`MODELS`; every POST, once read, is answered by
+    ``answer_post(conn, stop)`` (``stop`` is set when the server stops). Yields the /v1 URL."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    stop = threading.Event()
+
+    def serve(conn: socket.socket) -> None:
+        with conn:
+            request = _read_request(conn)
+            if request is None:
+                return
+            if request.startswith(b"GET"):
+                head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                head += f"Content-Length: {len(MODELS)}\r\nConnection: close\r\n\r\n"
+                conn.sendall(head.encode() + MODELS)
+                return
+            answer_post(conn, stop)
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        stop.set()
+        try:
+            listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() of the serving thread
+        except OSError:
+            pass
+        listener.close()
+        thread.join()

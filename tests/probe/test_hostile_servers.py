@@ -20,61 +20,25 @@ import pytest
 from assess.probe.transport import limits
 from assess.probe.transport.limits import Limits, ResponseLimit
 from tests.probe.conftest import KEY_A
-from tests.probe.servers import Reply, completion, json_reply, scripted_server
-
-MODELS = json.dumps({"object": "list", "data": [{"id": "lab-glm-5.3"}]}).encode()
+from tests.probe.servers import Reply, completion, json_reply, scripted_server, socket_server
 
 
 @contextmanager
 def endless_server(content_type: str, prefix: bytes, chunk: bytes) -> Iterator[str]:
     """Serve /models normally and answer every POST with ``prefix`` then ``chunk`` forever
     (until the client hangs up); yield the /v1 base URL."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    stop = threading.Event()
 
-    def serve(conn: socket.socket) -> None:
-        with conn:
-            request = b""
-            while b"\r\n\r\n" not in request:
-                data = conn.recv(65536)
-                if not data:
-                    return
-                request += data
-            if request.startswith(b"GET"):
-                head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                head += f"Content-Length: {len(MODELS)}\r\nConnection: close\r\n\r\n"
-                conn.sendall(head.encode() + MODELS)
-                return
-            head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n"
-            try:
-                conn.sendall(head.encode() + prefix)
-                while not stop.is_set():
-                    conn.sendall(chunk)
-            except OSError:  # the client cut the answer off: what is being tested
-                return
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-    finally:
-        stop.set()
+    def answer(conn: socket.socket, stop: threading.Event) -> None:
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n"
         try:
-            listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() of the serving thread
-        except OSError:
-            pass
-        listener.close()
-        thread.join()
+            conn.sendall(head.encode() + prefix)
+            while not stop.is_set():
+                conn.sendall(chunk)
+        except OSError:  # the client cut the answer off: what is being tested
+            return
+
+    with socket_server(answer) as base_url:
+        yield base_url
 
 
 @pytest.mark.parametrize("transport", ["httpx", "openai"])
