@@ -184,6 +184,13 @@ def fixed_cases() -> list[Case]:
             [*c, line("f1", timestamp=1788264000.25), line("f2", timestamp=1788256860.0)]
             + [line("f3", timestamp="1788264000.25"), line("f4", timestamp=1.7882640002512e12)],
         ),
+        Case(
+            "string-exponent-epoch",
+            [*c, line("x1", timestamp="1.78826400025E9"), line("x2", timestamp="17882640002.5e-1")]
+            + [line("x3", timestamp=" 1.7882640002512E12 "), line("x4", timestamp="1e50")]
+            + [line("x5", timestamp="1788264000E0"), line("x6", timestamp="0.1788264000e+10")]
+            + [line("x7", timestamp="1.5E9"), line("x8", timestamp="1.7882640002512E12.5")],
+        ),
         Case("tab-in-model", [*c, line("m1", model="glm-5.3\t"), line("m2", model="\tGLM-5.3 ")]),
         Case(
             "tab-in-tokens",

@@ -23,6 +23,9 @@ _ISO = re.compile(
     r"\s*(Z|z|UTC|[+-]\d{2}(?::?\d{2})?)?\s*$"
 )
 _NUMBER = re.compile(r"^\s*-?\d{1,40}(?:\.\d+)?\s*$")
+#: An epoch number's text with an exponent (``"1.78826400025E9"``, as Spark renders a JSON
+#: float): written out as plain digits first, as the scoping query does (sql_time._EXPONENT).
+_EXPONENT = re.compile(r"^\s*(-?)(\d+)(?:\.(\d+))?[eE]([+-]?\d{1,3})\s*$")
 #: Instants are int64 nanoseconds (Arrow's ``timestamp[ns]``), so a readable timestamp lies in
 #: 1677-09-21T00:12:43.145224192Z .. 2262-04-11T23:47:16.854775807Z; one outside is a skipped
 #: record with that reason (see :func:`check_timestamp`), never an overflow.
@@ -136,6 +139,8 @@ def _unbounded(value: object, fmt: TimestampFormat) -> int | None:
         return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
     if not isinstance(value, str):
         return None
+    if fmt != "iso":
+        value = _plain_number(value)
     if fmt != "iso" and _NUMBER.match(value):
         try:
             number: Decimal | int = Decimal(value.strip()) if "." in value else int(value)
@@ -145,6 +150,22 @@ def _unbounded(value: object, fmt: TimestampFormat) -> int | None:
     if fmt not in ("auto", "iso"):
         return None
     return parse_iso(value)
+
+
+def _plain_number(text: str) -> str:
+    """``text`` with an exponent written out (``1.78826400025E9`` -> ``1788264000.25``), as
+    sql_time.plain_number does in the query; other text unchanged."""
+    found = _EXPONENT.match(text)
+    if found is None:
+        return text
+    sign, whole, fraction, exponent = found.groups()
+    digits = whole + (fraction or "")
+    point = len(whole) + int(exponent)
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    if point <= 0:
+        return sign + "0." + "0" * -point + digits
+    return sign + digits[:point] + "." + digits[point:]
 
 
 def ns_to_datetime(nanos: int) -> datetime:
