@@ -96,11 +96,20 @@ def json_path(path: str, flat: bool = False) -> str:
 
 
 def _extract(path: str) -> str:
-    """The text at ``path``; a key equal to the whole dotted path wins, as in get_path."""
+    """The text at ``path``; a key equal to the whole dotted path wins, as in get_path. Where
+    the first key holds a string of JSON (a stringified ``metadata`` column), the rest of the
+    path is read inside it, as get_path walks into such a string (one level: a string inside
+    that string is not opened)."""
     nested = f"json_extract_string(line, {lit(json_path(path))})"
     if "." not in path:
         return nested
-    return f"COALESCE(json_extract_string(line, {lit(json_path(path, True))}), {nested})"
+    head, rest = path.split(".", 1)
+    held = f"json_extract_string(line, {lit(json_path(head))})"
+    inside = (
+        f"CASE WHEN JSON_VALID({held}) THEN json_extract_string({held}, {lit(json_path(rest))}) END"
+    )
+    flat = f"json_extract_string(line, {lit(json_path(path, True))})"
+    return f"COALESCE({flat}, {nested}, {inside})"
 
 
 def _first(paths: list[str], skip: Sequence[str] = ()) -> str:

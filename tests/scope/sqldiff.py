@@ -130,6 +130,12 @@ def _bedrock(rid: str, schema: Any, tokens: Any = 700_000) -> str:
     )
 
 
+def _input_as(rid: str, text: str) -> str:
+    """A bedrock record whose ``input`` object is replaced by the JSON ``text`` (a string)."""
+    held = '"input": {"inputContentType": "application/json", "inputTokenCount": 700000}'
+    return _bedrock(rid, "ModelInvocationLog").replace(held, '"input": ' + text)
+
+
 def _new_api(rid: int, kind: Any, tokens: Any = 700_000, **extra: Any) -> str:
     """A new-api logs row (model/log.go: type 2 consume, 5 error; created_at epoch seconds)."""
     row = {
@@ -269,6 +275,14 @@ def fixed_cases() -> list[Case]:
             [*c, json.dumps({"data": [rec("e1"), rec("e2")]}), json.dumps({"data": rec("e3")})],
         ),
         Case("json-in-string", [*c, json.dumps({"data": json.dumps(rec("s1"))})]),
+        Case(
+            "rule-field-in-json-string",
+            [_input_as("j1", '"{\\"inputTokenCount\\": 700000}"')]
+            + [_input_as("j2", '" {\\"inputTokenCount\\": \\"x\\"}"')]
+            + [_input_as("j3", '"not json"'), _bedrock("j4", "ModelInvocationLog")]
+            + [_bedrock("j5", "ModelInvocationLog", None)],
+            preset="bedrock",
+        ),
         Case(
             "out-of-range-time",
             [*c] + [line(f"o{i}", timestamp=t) for i, t in enumerate(OUT_OF_RANGE)],

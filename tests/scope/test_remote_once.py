@@ -121,3 +121,33 @@ def s3_traffic_endpoint() -> str:
     import os
 
     return os.environ["AWS_ENDPOINT_URL"]
+
+
+@pytest.mark.parametrize("key", ["f/x.json.gz", "f/x.parquet"])
+def test_a_full_temporary_disk_is_a_clear_error_naming_tmpdir(
+    tmp_path: Path, s3_bucket: str, s3_traffic: Traffic, monkeypatch: Any, key: str
+) -> None:
+    """The spool's disk fills (ENOSPC on a write): exit 2 naming the object and $TMPDIR's
+    folder, not an OSError traceback."""
+    import errno
+    import tempfile
+
+    from assess.kernel.errors import InputError
+
+    body = (
+        _parquet(tmp_path).read_bytes()
+        if key.endswith("parquet")
+        else gzip.compress(trap_ndjson(9, 300))
+    )
+    put_object(s3_traffic_endpoint(), s3_bucket, key, body)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def full(fd: int, data: bytes, offset: int) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(spool.os, "pwrite", full)
+    with pytest.raises(InputError) as caught:
+        scope_run([f"s3://{s3_bucket}/{key}"], preset="canonical")
+    said = caught.value.message
+    assert key in said and str(tmp_path) in said and "$TMPDIR" in said, said
+    assert "No space left on device" in said and "TMPDIR=" in caught.value.advice

@@ -75,3 +75,22 @@ def test_emit_run_read_back_gives_the_local_answer(tmp_path: Path, preset: str) 
     out = tmp_path / "result.parquet"
     con.execute(f"COPY ({emit_sql('duckdb', preset=preset).sql}) TO '{out}' (FORMAT parquet)")
     assert_same(scope_engine_run(out, preset=preset).result.model_dump(mode="json"), local)
+
+
+def test_the_phoenix_csv_sample_landed_as_json_lines_round_trips(tmp_path: Path) -> None:
+    """openinference has no NDJSON sample: its shipped Phoenix span export (CSV) is landed as
+    JSON lines by DuckDB itself (``to_json`` of each typed row, as a table reaches an engine),
+    then emit, run, read back: the local answer on the CSV."""
+    sample = SAMPLES / "phoenix-spans.csv"
+    local = scope_run([str(sample)], preset="openinference").result.model_dump(mode="json")
+    assert local["counts"]["in_window"] and local["counts"]["non_request_records"]
+    con = duckdb.connect()
+    logs = tmp_path / "spans.ndjson"
+    rows = con.sql(f"SELECT to_json(t) FROM read_csv('{sample}') AS t").fetchall()
+    logs.write_text("".join(f"{line}\n" for (line,) in rows))
+    lines_view(con, logs)
+    out = tmp_path / "result.parquet"
+    query = emit_sql("duckdb", preset="openinference").sql
+    con.execute(f"COPY ({query}) TO '{out}' (FORMAT parquet)")
+    engine = scope_engine_run(out, preset="openinference").result.model_dump(mode="json")
+    assert_same(engine, local)

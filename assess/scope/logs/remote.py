@@ -139,7 +139,7 @@ class RemoteFile:
     def spool(self) -> Spool:
         """Return the object's spool (made on first use): every byte is fetched once."""
         if self._spool is None:
-            self._spool = Spool(self._fetcher())
+            self._spool = Spool(self._fetcher(), display=self.display)
         return self._spool
 
     def release(self) -> None:

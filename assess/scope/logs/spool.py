@@ -14,12 +14,15 @@ kept whole (random access), until the run releases it (:meth:`Spool.close`).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import tempfile
 import threading
 from collections.abc import Callable
 from typing import IO
+
+from assess.kernel.errors import InputError
 
 #: The prefix of a text object kept on disk: more than sampling a file reads ahead (64 KB, then
 #: two 8 MB pieces fetched ahead of a 16 MB block), so no sample is fetched twice.
@@ -34,11 +37,18 @@ class Spool:
     never fetch the same bytes.
     """
 
-    def __init__(self, fetch: Callable[[int, int], bytes], keep: int | None = None) -> None:
+    def __init__(
+        self, fetch: Callable[[int, int], bytes], keep: int | None = None, display: str = ""
+    ) -> None:
         self._fetch = fetch
         self.keep = KEEP if keep is None else keep
+        self.display = display  # the object, in messages
         self._lock = threading.Lock()
-        self._file: IO[bytes] = tempfile.NamedTemporaryFile(prefix="assess-spool-")  # noqa: SIM115
+        try:
+            self._file: IO[bytes] = tempfile.NamedTemporaryFile(prefix="assess-spool-")  # noqa: SIM115
+        except OSError as exc:
+            self._refuse_disk(exc, 0)
+            raise
         self.stored = 0
         self._digest = hashlib.sha256()
         self.complete = False  # the whole object is stored
@@ -59,12 +69,35 @@ class Spool:
             data = self._fetch(offset, size)
             if offset == self.stored and self.stored < self.keep:
                 if data:
-                    os.pwrite(self._file.fileno(), data, offset)
+                    try:
+                        os.pwrite(self._file.fileno(), data, offset)
+                    except OSError as exc:
+                        self._refuse_disk(exc, offset + len(data))
+                        raise
                     self.stored += len(data)
                     self._digest.update(data)
                 else:
                     self.complete = True
             return data
+
+    def _refuse_disk(self, exc: OSError, needed: int) -> None:
+        """Refuse the run when the temporary folder cannot hold the object's bytes (disk full,
+        quota, not writable); return for another OSError.
+
+        Raises:
+            InputError: naming the folder ($TMPDIR) and what to do.
+        """
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS):
+            return
+        folder = tempfile.gettempdir()
+        raise InputError(
+            f"{self.display or 'a remote object'}: its bytes cannot be kept in {folder} "
+            f"(the temporary folder, $TMPDIR) while it is read: {os.strerror(exc.errno)} "
+            f"after {needed:,} bytes",
+            "Point TMPDIR at a folder with room for the largest Parquet object (kept whole) "
+            f"or {KEEP >> 20} MiB per text object (TMPDIR=/big/disk assess scope ...), or copy "
+            "the objects to a local disk first.",
+        ) from exc
 
     def fill(self) -> None:
         """Fetch and store the whole object (Parquet: footer and row groups are then read from
