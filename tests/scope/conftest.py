@@ -10,7 +10,6 @@ import logging
 import os
 import socket
 import sys
-import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -185,16 +184,10 @@ def http_root(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """Serve a temporary folder over HTTP on 127.0.0.1; return (base URL, folder)."""
     folder = tmp_path / "www"
     folder.mkdir()
-    handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", folder
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    from tests.scope.helpers import loopback
+
+    with loopback(functools.partial(_Quiet, directory=str(folder))) as base:
+        yield base, folder
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,8 @@ import csv
 import gzip
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +103,50 @@ def conserved(result: ScopeResult) -> None:
     assert result.disclosed.requests <= c.at_or_under_threshold + c.unknown_tokens
     assert sum(b.skipped_reasons.values()) == c.records_skipped
     assert sum(b.non_request_reasons.values()) == c.non_request_records
+
+
+@contextmanager
+def serving(body: bytes, sent: int | None = None) -> Iterator[tuple[str, list[int]]]:
+    """Serve ``body`` on 127.0.0.1 (any path); yield (URL of ``x.json.gz``, bytes sent per GET).
+    A GET announces the whole body and sends ``sent`` bytes of it (all by default), then ends
+    the connection: a server cut mid-object."""
+    import http.server
+
+    gets: list[int] = []
+    count = len(body) if sent is None else sent
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+
+        def do_GET(self) -> None:
+            self.do_HEAD()
+            self.wfile.write(body[:count])
+            self.wfile.flush()
+            self.close_connection = True
+            gets.append(count)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return None
+
+    with loopback(Handler) as base:
+        yield f"{base}/x.json.gz", gets
+
+
+@contextmanager
+def loopback(handler: Any) -> Iterator[str]:
+    """Run an HTTP server with ``handler`` on 127.0.0.1 in a thread; yield its base URL."""
+    import http.server
+    import threading
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -282,37 +282,12 @@ def test_a_connection_cut_mid_object_is_one_skipped_record(
 ) -> None:
     """A server that promises more bytes than it sends: the lines received are kept, the cut is
     reported as a broken stream at the last good line, and the run does not crash."""
-    import http.server
-    import threading
+    from tests.scope.helpers import serving
 
     body = gzip.compress(trap_ndjson(19, 3000))
     sent = len(body) // 2
-
-    class Cut(http.server.BaseHTTPRequestHandler):
-        def do_HEAD(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-
-        def do_GET(self) -> None:
-            self.do_HEAD()
-            self.wfile.write(body[:sent])
-            self.wfile.flush()
-            self.close_connection = True
-
-        def log_message(self, format: str, *args: object) -> None:
-            return None
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Cut)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/x.json.gz"
+    with serving(body, sent) as (url, _):
         result = scope_run([url], preset="canonical").result
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
     (tmp_path / "half.json.gz").write_bytes(body[:sent])
     local = scope_run([str(tmp_path / "half.json.gz")], preset="canonical").result
     assert result.counts.records_read > 100

@@ -151,3 +151,23 @@ def test_a_full_temporary_disk_is_a_clear_error_naming_tmpdir(
     said = caught.value.message
     assert key in said and str(tmp_path) in said and "$TMPDIR" in said, said
     assert "No space left on device" in said and "TMPDIR=" in caught.value.advice
+
+
+@pytest.mark.parametrize("preset", ["auto", "canonical"])
+def test_an_https_object_is_one_get(tmp_path: Path, monkeypatch: Any, preset: str) -> None:
+    """https:// went through no spool: sniffing and the read were two GETs (three with --preset
+    auto's sample). A loopback server counts the GETs and the bytes it sent."""
+    from tests.scope.helpers import serving
+
+    monkeypatch.setattr(remote, "CHUNK", 4 << 10)
+    monkeypatch.setattr(remote, "HEAD", 4 << 10)
+    body = gzip.compress(trap_ndjson(13, 2500))
+    assert len(body) > 4 * remote.CHUNK + remote.HEAD
+    with serving(body) as (url, gets):
+        far = scope_run([url], preset=preset).result
+    assert gets == [len(body)]
+    (tmp_path / "x.json.gz").write_bytes(body)
+    near = scope_run([str(tmp_path / "x.json.gz")], preset=preset).result
+    assert far.counts == near.counts and far.counts.over_threshold
+    assert far.affected.request_ids == near.affected.request_ids
+    assert far.inputs[0].sha256 == hashlib.sha256(body).hexdigest()

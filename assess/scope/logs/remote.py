@@ -156,8 +156,13 @@ class RemoteFile:
         return InputFile(path=self.display, bytes=known[0], sha256=known[1])
 
     def _fetcher(self) -> Callable[[int, int], bytes]:
-        """Return ``fetch(offset, size)``: one ranged GET of the object (opened on first use)."""
+        """Return ``fetch(offset, size)``: one ranged GET of the object (opened on first use);
+        over https://, pieces of one streamed GET."""
         scheme, bucket, key = split_url(self.url)
+        if scheme in ("http", "https"):
+            from assess.scope.logs.remote_http import HttpFetcher
+
+            return HttpFetcher(self.url, self.display)
         handles: list[Any] = []
 
         def fetch(offset: int, size: int) -> bytes:
@@ -174,12 +179,6 @@ class RemoteFile:
     def _pieces(self, first: int) -> Iterator[bytes]:
         """Yield the object's bytes from offset 0: ``first`` bytes, then CHUNK pieces (from the
         spool where an earlier read fetched them)."""
-        scheme = split_url(self.url)[0]
-        if scheme in ("http", "https"):
-            from assess.scope.logs.remote_http import http_pieces
-
-            yield from http_pieces(self.url, self.display, first)
-            return
         spool = self.spool()
         offset, size = 0, max(first, HEAD)  # a sniff's 8 bytes: one request for the head
         while piece := spool.piece(offset, size):

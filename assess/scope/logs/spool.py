@@ -113,5 +113,8 @@ class Spool:
             return (self.stored, self._digest.hexdigest()) if self.complete else None
 
     def close(self) -> None:
-        """Delete the stored bytes."""
+        """Delete the stored bytes (and end the fetcher's open response, if it keeps one)."""
         self._file.close()
+        ends = getattr(self._fetch, "close", None)
+        if ends is not None:
+            ends()
