@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from typing import Any
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
 from pydantic import Field, field_validator, model_validator
 
+from assess.advisories.facts import (
+    AnswerCondition,
+    BehaviourClass,
+    Dates,
+    EngineScope,
+    SettingFact,
+    Source,
+)
+from assess.kernel.common import Severity
 from assess.kernel.model import Model
+
+__all__ = ["Advisory", "AdvisoryModels", "EngineScope", "Platform", "Trigger", "Window"]
 
 
 class AdvisoryModels(Model):
@@ -47,48 +57,6 @@ class Trigger(Model):
     """What made a request able to read stale pages."""
 
     prompt_tokens_gt: int = Field(ge=0, description="Prompt tokens strictly greater than this")
-
-
-class EngineScope(Model):
-    """The serving engine and versions an advisory names."""
-
-    name: str
-    affected: str = Field(description="PEP 440 specifier of affected versions, e.g. '<0.5.22'")
-    fixed_version: str
-    deployment_modes: list[str] = Field(default_factory=list)
-    hardening_versions: list[str] = Field(default_factory=list)
-
-    @field_validator("affected")
-    @classmethod
-    def _spec(cls, value: str) -> str:
-        try:
-            SpecifierSet(value)
-        except InvalidSpecifier as exc:
-            raise ValueError(f"not a version range: {value!r}") from exc
-        return value
-
-    @field_validator("fixed_version")
-    @classmethod
-    def _ver(cls, value: str) -> str:
-        try:
-            Version(value)
-        except InvalidVersion as exc:
-            raise ValueError(f"not a version: {value!r}") from exc
-        return value
-
-    def is_affected(self, version: str) -> bool:
-        """Return True when ``version`` falls in the affected range.
-
-        A pre-release of the fixed version (``0.5.22rc1`` when the fix is ``0.5.22``) counts as
-        affected: PEP 440 leaves it outside ``<0.5.22``, but nothing says it carries the fix.
-
-        Raises:
-            packaging.version.InvalidVersion: if ``version`` is not a version string.
-        """
-        parsed, fixed = Version(version), Version(self.fixed_version)
-        if parsed.is_prerelease and parsed.release == fixed.release and parsed < fixed:
-            return True
-        return SpecifierSet(self.affected).contains(parsed, prereleases=True)
 
 
 class DeploymentFacts(Model):
@@ -134,23 +102,79 @@ class Reference(Model):
 
 
 class Advisory(Model):
-    """One incident advisory (``advisories/<id>.yaml``)."""
+    """One advisory (``advisories/<id>.yaml``): an incident, a CVE, a measured behaviour.
+
+    Scope data (``models`` and ``window``, with ``trigger`` and ``platforms`` where known) is
+    what `assess scope --incident` needs; an advisory without it is about engines and settings
+    only. ``engine`` is the one-engine form of the first advisories, read into ``engines``.
+    ``published`` / ``fixed_on`` and ``dates.disclosed`` / ``dates.fixed`` are the same facts:
+    either spelling fills the other.
+    """
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
     title: str
     summary: str
-    platform: str
+    behaviour: BehaviourClass | None = Field(
+        default=None,
+        description="stale-kv-read, prefix-cache-sharing, transfer-race or connection-reuse",
+    )
+    severity: Severity = Field(
+        default=Severity.CRITICAL,
+        description="Severity of a `score` finding when a deployment is shown to be affected",
+    )
+    sources: list[Source] = Field(default_factory=list, description="Primary sources, cited")
+    dates: Dates = Dates()
+    engines: list[EngineScope] = Field(
+        default_factory=list, description="Affected engines and libraries, one range each"
+    )
+    engine: EngineScope | None = Field(default=None, description="One-engine form (legacy)")
+    settings: list[SettingFact] = Field(
+        default_factory=list, description="Settings that expose, mitigate or detect it"
+    )
+    exposed_if: list[AnswerCondition] = Field(
+        default_factory=list, description="Questionnaire answers that expose a deployment"
+    )
+    unconfirmed: list[str] = Field(
+        default_factory=list, description="What the sources did not confirm"
+    )
+    platform: str = ""
     platforms: list[Platform] = Field(
         default_factory=list,
         description="The deployment(s) the incident is about and how logs identify them; "
         "empty: rows are not bound to a platform",
     )
-    published: date
-    models: AdvisoryModels
-    window: Window
-    trigger: Trigger
-    engine: EngineScope
+    published: date | None = None
+    models: AdvisoryModels | None = None
+    window: Window | None = None
+    trigger: Trigger | None = None
     deployment: DeploymentFacts = DeploymentFacts()
     leaked_responses: int | None = Field(default=None, ge=0)
     fixed_on: date | None = None
     references: list[Reference] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if data.get("engine") is not None and not data.get("engines"):
+            data["engines"] = [data["engine"]]
+        dates = dict(data.get("dates") or {})
+        for old, new in (("published", "disclosed"), ("fixed_on", "fixed")):
+            if data.get(old) is not None and dates.get(new) is None:
+                dates[new] = data[old]
+            elif dates.get(new) is not None and data.get(old) is None:
+                data[old] = dates[new]
+        if dates:
+            data["dates"] = dates
+        return data
+
+    @property
+    def has_scope(self) -> bool:
+        """Return True when the advisory names models and a window (`scope` can use it)."""
+        return self.models is not None and self.window is not None
+
+    def engines_named(self, name: str) -> list[EngineScope]:
+        """Return the affected ranges of engine ``name`` (compared lower-case)."""
+        return [e for e in self.engines if e.name.lower() == name.lower()]

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.table import Column, Table
 
 from assess.kernel.tables import print_table
 
+if TYPE_CHECKING:
+    from assess.advisories.models import Advisory
+
 
 def list_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
-    """List known advisories.
+    """List known advisories: class, affected engines, scope data.
 
     Example: assess advisories list
     """
@@ -20,44 +25,59 @@ def list_cmd(
 
     catalogue = load_advisories()
     if json_out:
-        typer.echo(
-            to_json(
-                {
-                    "schema_version": 1,
-                    "kind": "assess.advisories",
-                    "advisories": [
-                        {"id": a.id, "title": a.title, "platform": a.platform}
-                        for a in catalogue.values()
-                    ],
-                }
-            ),
-            nl=False,
-        )
+        rows = [_list_row(a) for a in catalogue.values()]
+        document = {"schema_version": 1, "kind": "assess.advisories", "advisories": rows}
+        typer.echo(to_json(document), nl=False)
         return
     # the id is what users copy into --incident: never wrapped or cut, whatever the width
     id_column = Column("id", no_wrap=True)
-    table = Table(id_column, "platform", "window (UTC)", "models", "title")
+    table = Table(id_column, "class", "engines", "scope data", "title")
     for adv in catalogue.values():
-        table.add_row(
-            adv.id,
-            adv.platform,
-            f"{adv.window.start:%Y-%m-%d} .. {adv.window.end:%Y-%m-%d}",
-            ", ".join(adv.models.names),
-            adv.title,
-        )
+        engines = "; ".join(f"{e.name} {e.affected}" for e in adv.engines) or "-"
+        table.add_row(adv.id, adv.behaviour or "-", engines, _scope_text(adv), adv.title)
     print_table(stdout_console(), table)
+
+
+def _list_row(adv: Advisory) -> dict[str, object]:
+    """One advisory in `list --json`: the keys of version 1 first, then what was added."""
+    return {
+        "id": adv.id,
+        "title": adv.title,
+        "platform": adv.platform,
+        "behaviour": adv.behaviour,
+        "disclosed": adv.dates.disclosed.isoformat() if adv.dates.disclosed else None,
+        "fixed": adv.dates.fixed.isoformat() if adv.dates.fixed else None,
+        "engines": [
+            {
+                "name": e.name,
+                "affected": e.affected,
+                "fixed_version": e.fixed_version,
+                "uncertain": e.uncertain,
+            }
+            for e in adv.engines
+        ],  # fmt: skip
+        "has_scope": adv.has_scope,
+        "sources": [s.url for s in adv.sources],
+    }
+
+
+def _scope_text(adv: Advisory) -> str:
+    if not adv.has_scope or adv.models is None or adv.window is None:
+        return "none"
+    where = f" on {adv.platform}" if adv.platform else ""
+    window = f"{adv.window.start:%Y-%m-%d} .. {adv.window.end:%Y-%m-%d}"
+    return f"{', '.join(adv.models.names)}{where}, {window}"
 
 
 def show_cmd(
     advisory_id: str = typer.Argument(..., help="Advisory id, e.g. glm-5.3-kv-leak."),
     json_out: bool = typer.Option(False, "--json", help="Print the advisory as JSON."),
 ) -> None:
-    """Show one advisory in full.
+    """Show one advisory in full: sources, engines, settings, scope data.
 
     Example: assess advisories show glm-5.3-kv-leak
     """
     from assess.advisories.catalogue import get_advisory
-    from assess.kernel.model_ids import normalise_model_id
     from assess.kernel.output import stdout_console, to_json
 
     adv = get_advisory(advisory_id)
@@ -69,26 +89,62 @@ def show_cmd(
     console.print(f"[bold]{adv.id}[/bold]: {adv.title}")
     console.print(adv.summary, markup=False)
     table = Table(show_header=False, box=None)
-    table.add_row("platform", adv.platform)
-    table.add_row("published", str(adv.published))
-    table.add_row("models", ", ".join(adv.models.names))
-    examples = ", ".join(f"{ex} -> {normalise_model_id(ex)}" for ex in adv.models.examples)
-    table.add_row("matches ids like", examples or "-")
-    table.add_row(
-        "window (UTC, inclusive)",
-        f"{adv.window.start.isoformat()} .. {adv.window.end.isoformat()}",
-    )
-    table.add_row("trigger", f"prompt tokens > {adv.trigger.prompt_tokens_gt:,}")
-    modes = ", ".join(adv.engine.deployment_modes) or "any"
-    table.add_row(
-        "engine",
-        f"{adv.engine.name} {adv.engine.affected} ({modes}); fixed in {adv.engine.fixed_version}",
-    )
-    if adv.leaked_responses is not None:
-        table.add_row("leaked responses (platform)", f"{adv.leaked_responses:,}")
-    for ref in adv.references:
-        table.add_row("reference", f"{ref.title}: {ref.url}")
+    for label, value in [*_facts(adv), *_scope_rows(adv), *_engine_rows(adv), *_cited(adv)]:
+        table.add_row(label, value)
     print_table(console, table)
+
+
+def _facts(adv: Advisory) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = [("class", adv.behaviour or "-")]
+    if adv.platform:
+        rows.append(("platform", adv.platform))
+    rows.append(("disclosed", str(adv.dates.disclosed or "not recorded")))
+    rows.append(("fixed", str(adv.dates.fixed or "not recorded")))
+    return rows
+
+
+def _scope_rows(adv: Advisory) -> list[tuple[str, str]]:
+    from assess.kernel.model_ids import normalise_model_id
+
+    if adv.models is None or adv.window is None:
+        return [("scope data", "none (`assess scope --incident` refuses this advisory)")]
+    examples = ", ".join(f"{ex} -> {normalise_model_id(ex)}" for ex in adv.models.examples)
+    rows = [
+        ("models", ", ".join(adv.models.names)),
+        ("matches ids like", examples or "-"),
+        ("window (UTC, inclusive)", f"{adv.window.start.isoformat()} .. "
+         f"{adv.window.end.isoformat()}"),
+        ("trigger", f"prompt tokens > {adv.trigger.prompt_tokens_gt:,}" if adv.trigger
+         else "none: any request in the window"),
+    ]  # fmt: skip
+    if adv.leaked_responses is not None:
+        rows.append(("leaked responses (platform)", f"{adv.leaked_responses:,}"))
+    return rows
+
+
+def _engine_rows(adv: Advisory) -> list[tuple[str, str]]:
+    rows = [("engine", e.range_text()) for e in adv.engines]
+    for fact in adv.settings:
+        when = ", ".join(f"{k} in {v}" for k, v in fact.when.items())
+        cond = f" when {when}" if when else ""
+        versions = f" ({fact.versions})" if fact.versions else ""
+        values = " or ".join(str(v) for v in fact.values)
+        rows.append(
+            ("setting", f"{fact.engine} {fact.setting}={values}{cond}{versions}: {fact.effect}")
+        )
+    rows += [
+        ("exposed if", f"{answer.question} in {', '.join(map(str, answer.values))}")
+        for answer in adv.exposed_if
+    ]
+    return rows
+
+
+def _cited(adv: Advisory) -> list[tuple[str, str]]:
+    rows = [(f"source ({s.kind})", f"{s.title}: {s.url}") for s in adv.sources]
+    cited = {s.url for s in adv.sources}
+    rows += [("reference", f"{r.title}: {r.url}") for r in adv.references if r.url not in cited]
+    rows += [("unconfirmed", note) for note in adv.unconfirmed]
+    return rows
 
 
 def register(app: typer.Typer) -> None:

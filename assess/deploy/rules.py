@@ -134,7 +134,11 @@ def pool_vs_deployment(node: NodeView, dep: Deployment) -> list[NodeFinding]:
 
 def advisory_version(node: NodeView, dep: Deployment) -> list[NodeFinding]:
     """An engine version that an advisory names."""
-    named = [a for a in dep.advisories.values() if a.engine.name.lower() == node.log.engine]
+    # an advisory whose exposure turns on settings (``settings``: prefix cache, salt, checksum)
+    # is judged on the settings, not on the version alone: not by this rule
+    named = [
+        a for a in dep.advisories.values() if a.engines_named(node.log.engine) and not a.settings
+    ]
     if not named:
         return []
     if node.version is None:
@@ -153,12 +157,14 @@ def advisory_version(node: NodeView, dep: Deployment) -> list[NodeFinding]:
     found: list[NodeFinding] = []
     version = str(node.version)
     for adv in named:
-        if not adv.engine.is_affected(version):
+        ranges = [e for e in adv.engines_named(node.log.engine) if e.is_affected(version)]
+        if not ranges:
             continue
+        scope = ranges[0]
         mode = "disaggregated" if node.role.disaggregated else "aggregated"
         if node.role is Role.UNKNOWN and dep.disaggregated:
             mode = "disaggregated"
-        modes = adv.engine.deployment_modes
+        modes = scope.deployment_modes
         short = [n for n in dep.nodes if n.log.pool_tokens and n.log.context_tokens
                  and n.log.pool_tokens < n.log.context_tokens]  # fmt: skip
         if modes and mode not in modes:
@@ -176,8 +182,10 @@ def advisory_version(node: NodeView, dep: Deployment) -> list[NodeFinding]:
                 "engine-version-affected",
                 severity,
                 f"{node.name}: {node.log.engine} {version} is named by advisory {adv.id}",
-                f"{adv.title}. Affected: {adv.engine.name} {adv.engine.affected}; {why}.",
-                f"Upgrade {adv.engine.name} to {adv.engine.fixed_version} or later.",
+                f"{adv.title}. Affected: {scope.name} {scope.affected}; {why}.",
+                f"Upgrade {scope.name} to {scope.fixed_version} or later."
+                if scope.fixed_version
+                else f"No fixed {scope.name} version is recorded: apply {adv.id}'s mitigations.",
                 [adv.id, *_evidence(node, "version")],
             )
         )

@@ -27,13 +27,21 @@ def make_filter(
             window is empty.
     """
     names = [normalise_model_id(m) for m in models] if models else None
+    if advisory is not None and not advisory.has_scope:
+        raise UsageError(
+            f"advisory '{advisory.id}' has no scope data (models and window): it is about "
+            "engines and settings, not a window of requests",
+            "Give --incident with an advisory that has scope data "
+            "(`assess advisories list` shows them).",
+        )
     if advisory is None and (not names or since is None or until is None):
         raise UsageError(
             "scope: without an advisory, --model, --since and --until are all required",
             "Give --incident ID (see `assess advisories list`) or all three options.",
         )
-    start = since or (advisory.window.start if advisory else None)
-    end = until or (advisory.window.end if advisory else None)
+    window = advisory.window if advisory else None
+    start = since or (window.start if window else None)
+    end = until or (window.end if window else None)
     assert start is not None and end is not None
     start, end = _utc(start), _utc(end)
     if end < start:
@@ -45,13 +53,14 @@ def make_filter(
         )
     threshold = min_prompt_tokens
     if threshold is None:
-        threshold = advisory.trigger.prompt_tokens_gt if advisory else 0
+        trigger = advisory.trigger if advisory else None
+        threshold = trigger.prompt_tokens_gt if trigger else 0
     own = advisory is not None and not names and since is None and until is None
     own = own and min_prompt_tokens in (None, threshold if advisory else None)
     deployment = advisory.deployment if advisory else None
     return ScopeFilter(
         advisory_id=advisory.id if advisory else None,
-        model_names=names or (advisory.models.names if advisory else []),
+        model_names=names or (advisory.models.names if advisory and advisory.models else []),
         since=start,
         until=end,
         min_prompt_tokens=threshold,

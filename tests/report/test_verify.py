@@ -125,8 +125,8 @@ def test_a_score_edited_with_matching_hashes_is_caught(made: Path, tmp_path: Pat
     assert "ok      output report.json" in result.output
     assert "DIFFERS PDF attachment report.json: the PDF's report.json" in result.output
     assert (
-        "DIFFERS score recomputed from the inputs: score 35, tier medium, points 176 stated; "
-        "recomputed 100, critical, 176"
+        "DIFFERS score recomputed from the inputs: score 35, tier medium, points 191 stated; "
+        "recomputed 100, critical, 191"
     ) in result.output
 
 
@@ -281,5 +281,5 @@ def test_a_review_scored_with_an_older_questionnaire_says_which_version(
     assert (
         "skipped score recomputed from the inputs: cannot check: the review was scored with "
         "questionnaire llm-inference-isolation version 1; this assess scores with "
-        "llm-inference-isolation version 2" in flat
+        "llm-inference-isolation version 3" in flat
     )

@@ -36,8 +36,9 @@ def findings(body: str) -> dict[str, str]:
         # fix, so it is flagged
         ("sglang", "0.5.22rc1", "disaggregated", ("advisory.glm-5.3-kv-leak", "critical")),
         ("sglang", "0.5.22.post1", "disaggregated", None),
-        ("sglang", "unknown", "disaggregated", ("advisory-unconfirmed.glm-5.3-kv-leak", "high")),
-        ("sglang", "0.5.21", "unknown", ("advisory-unconfirmed.glm-5.3-kv-leak", "high")),
+        # an unknown version or mode cannot rule it out, and is not risk: info, no points
+        ("sglang", "unknown", "disaggregated", ("advisory-unconfirmed.glm-5.3-kv-leak", "info")),
+        ("sglang", "0.5.21", "unknown", ("advisory-unconfirmed.glm-5.3-kv-leak", "info")),
         ("sglang", "0.5.22", "disaggregated", None),
         ("sglang", "0.5.21", "aggregated", None),
         ("vllm", "0.5.21", "disaggregated", None),
@@ -49,7 +50,7 @@ def test_advisory_rule(
     found = findings(
         f"  engine.name: {engine}\n  engine.version: '{version}'\n  deployment.mode: {mode}\n"
     )
-    advisory = {k: v for k, v in found.items() if k.startswith("advisory")}
+    advisory = {k: v for k, v in found.items() if k.endswith(".glm-5.3-kv-leak")}
     assert advisory == (dict([expected]) if expected else {})
 
 

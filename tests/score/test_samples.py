@@ -15,6 +15,8 @@ from tests.conftest import REPO
 INCIDENT = [
     ("advisory.glm-5.3-kv-leak", "critical"),
     ("pool-smaller-than-context.prefill", "critical"),
+    # disaggregated SGLang, transfer checksums answered off: the transfer-race advisory
+    ("advisory.sglang-pd-kv-transfer-race", "high"),
     ("control-absent.deployment.pool_checked_after_config_change", "high"),
     ("control-absent.verification.isolation_tested_after_changes", "high"),
     ("disaggregated-transfers-unverified", "high"),
@@ -29,11 +31,14 @@ INCIDENT = [
     ("slow-security-patching", "medium"),
     ("control-absent.isolation.kv_page_zeroing", "low"),
     ("advisory-model-served.glm-5.3-kv-leak", "info"),
+    # SGLang >= 0.5.18, whether an LMCache tier is used is not answered: cannot tell, no points
+    ("advisory-unconfirmed.sglang-lmcache-unsalted", "info"),
     ("attested-only", "info"),
 ]
 WELL_RUN = [
     ("control-absent.isolation.kv_page_zeroing", "low"),
     ("advisory-model-served.glm-5.3-kv-leak", "info"),
+    ("advisory-unconfirmed.sglang-lmcache-unsalted", "info"),
 ]
 AFTER_FIX = [
     ("control-absent.isolation.deferred_kv_release", "medium"),
@@ -43,6 +48,7 @@ AFTER_FIX = [
     ("slow-disclosure", "medium"),
     ("control-absent.isolation.kv_page_zeroing", "low"),
     ("advisory-model-served.glm-5.3-kv-leak", "info"),
+    ("advisory-unconfirmed.sglang-lmcache-unsalted", "info"),
     ("attested-only", "info"),
 ]
 EVASIVE = [

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from packaging.version import InvalidVersion
-
-from assess.advisories.models import Advisory, EngineScope
 from assess.kernel.common import EvidenceLevel, Severity
-from assess.kernel.model_ids import normalise_model_id
-from assess.vendor.questionnaire import NOT_APPLICABLE, UNKNOWN, Question
+from assess.vendor.questionnaire import Question
+from assess.vendor.scoring.advisory_checks import check_advisories
 from assess.vendor.scoring.findings import Context
 from assess.vendor.scoring.models import Mitigation, ScoreFinding
-from assess.vendor.scoring.platform import platform_finding
 from assess.vendor.scoring.rules import for_labels, offsetting, views
 
 Check = Callable[[Context], list[ScoreFinding]]
@@ -20,83 +16,6 @@ Check = Callable[[Context], list[ScoreFinding]]
 ENGINE, VERSION, MODE = "engine.name", "engine.version", "deployment.mode"
 CONTEXT = "deployment.advertised_context_tokens"
 POOL = "deployment.kv_pool_tokens"
-MODELS = "vendor.models"
-
-
-def _affected(scope: EngineScope, version: object) -> bool | None:
-    """Return whether ``version`` is in the advisory's range; None when unknown or unparsable."""
-    if not isinstance(version, str) or version in (UNKNOWN, NOT_APPLICABLE):
-        return None
-    try:
-        return scope.is_affected(version)
-    except InvalidVersion:
-        return None
-
-
-def _advisory_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
-    scope = adv.engine
-    name, version, mode = (ctx.answers.value(q) for q in (ENGINE, VERSION, MODE))
-    if not isinstance(name, str) or name.lower() != scope.name.lower():
-        return None
-    mode_ok = (
-        None if mode == UNKNOWN else (not scope.deployment_modes) or mode in scope.deployment_modes
-    )
-    affected = _affected(scope, version)
-    if mode_ok is False or affected is False:
-        return None
-    modes = "/".join(scope.deployment_modes) or "any"
-    detail = (
-        f"{adv.title}. Affected: {scope.name} {scope.affected} in {modes} mode; fixed in "
-        f"{scope.fixed_version}."
-    )
-    remediation = f"Upgrade {scope.name} to {scope.fixed_version} or later."
-    rests = [ENGINE, VERSION, MODE]
-    if mode_ok and affected:
-        title = f"{scope.name} {version} ({mode}) is affected by advisory {adv.id}"
-        return ctx.finding(
-            f"advisory.{adv.id}", Severity.CRITICAL, title, detail, remediation, rests
-        )
-    title = (
-        f"{scope.name} deployment may be affected by advisory {adv.id} "
-        f"(version {version}, mode {mode})"
-    )
-    detail += " The unknown answers cannot rule it out: unknown is risk, not zero."
-    return ctx.finding(
-        f"advisory-unconfirmed.{adv.id}",
-        Severity.HIGH,
-        title,
-        detail,
-        f"Ask for the engine version and deployment mode. {remediation}",
-        rests,
-    )
-
-
-def check_advisories(ctx: Context) -> list[ScoreFinding]:
-    """Findings for every advisory whose engine, version range and deployment mode match."""
-    out: list[ScoreFinding] = []
-    served = ctx.answers.value(MODELS)
-    names = {normalise_model_id(m) for m in served} if isinstance(served, list) else set()
-    for adv in sorted(ctx.advisories.values(), key=lambda a: a.id):
-        found = _advisory_finding(ctx, adv)
-        if found is not None:
-            out.append(found)
-        hit = sorted(names & set(adv.models.names))
-        on_platform = platform_finding(ctx, adv, hit)
-        if on_platform is not None:
-            out.append(on_platform)
-        elif hit:
-            out.append(
-                ctx.finding(
-                    f"advisory-model-served.{adv.id}",
-                    Severity.INFO,
-                    f"Serves {', '.join(hit)}, the model named by advisory {adv.id}",
-                    f"{adv.title}. If you used it between {adv.window.start:%Y-%m-%d} and "
-                    f"{adv.window.end:%Y-%m-%d}, scope your exposure with `assess scope`.",
-                    "Scope your own logs against the advisory.",
-                    [MODELS],
-                )
-            )
-    return out
 
 
 def check_pool_vs_context(ctx: Context) -> list[ScoreFinding]:

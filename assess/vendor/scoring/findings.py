@@ -41,6 +41,7 @@ class Context:
         rests_on: list[str],
         contradiction: bool = False,
         evidence: EvidenceLevel | None = None,
+        advisories: list[str] | None = None,
     ) -> ScoreFinding:
         """Return a finding; its evidence level is the weakest of the answers it rests on.
 
@@ -58,6 +59,7 @@ class Context:
             evidence_level=evidence or self.weakest_evidence(rests_on),
             source="score",
             contradiction=contradiction,
+            advisories=advisories or [],
         )
 
 

@@ -9,7 +9,8 @@ and carries every reason and remediation; it adds its points once. Findings rest
 resting on exactly the same answers and evidence. The ``attested-only`` summary never merges: its
 root cause is the evidence behind the answers, not their values. Folded into a finding on the same
 answers it lost its points, so verifying one answer (which takes it off the summary) could raise
-the score.
+the score. Findings naming different advisories (``advisories``) are different root causes, even
+on the same answers: two engine advisories on one engine version need different remedies.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ def _mergeable(f: ScoreFinding) -> bool:
 def _key(f: ScoreFinding, anchors: list[frozenset[str]]) -> frozenset[str] | str:
     if not f.rests_on or f.id in AGGREGATES:
         return f"id:{f.id}"
+    if f.advisories:
+        return f"advisories:{','.join(f.advisories)}:{','.join(sorted(f.rests_on))}"
     own = frozenset(f.rests_on)
     if len(own) == 1 and _mergeable(f):
         holders = {a for a in anchors if own < a}

@@ -37,6 +37,9 @@ class ScoreFinding(Finding):
         default=False, description="True when technical evidence contradicts a vendor's claim"
     )
     ref: str = Field(default="", description="F-01, F-02 ... in the order of the findings")
+    advisories: list[str] = Field(
+        default_factory=list, description="Ids of the advisories (advisories/) it rests on"
+    )
     merged: list[ScoreFinding] = Field(
         default_factory=list,
         description="Findings with the same root cause (same answers) folded into this one",

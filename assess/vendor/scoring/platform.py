@@ -48,10 +48,11 @@ def fix_verified(ctx: Context, adv: Advisory) -> bool:
         return False
     if EvidenceLevel.VERIFIED is not version.evidence:
         return False
-    if str(name.value).lower() != adv.engine.name.lower():
+    ranges = adv.engines_named(str(name.value))
+    if not ranges:
         return False
     try:
-        return not adv.engine.is_affected(version.value)
+        return all(r.verdict(version.value) == "not-affected" for r in ranges)
     except InvalidVersion:
         return False
 
@@ -60,7 +61,7 @@ def platform_finding(ctx: Context, adv: Advisory, served: list[str]) -> ScoreFin
     """Return the finding for the advisory's own platform serving its model (None otherwise)."""
     if not served or not is_platform(ctx, adv):
         return None
-    window = f"{adv.window.start:%Y-%m-%d}..{adv.window.end:%Y-%m-%d}"
+    window = f"{adv.window.start:%Y-%m-%d}..{adv.window.end:%Y-%m-%d}" if adv.window else ""
     leaked = f"{adv.leaked_responses:,} leaked responses, " if adv.leaked_responses else ""
     prefix = "advisory-platform"
     if fix_verified(ctx, adv):
@@ -72,6 +73,7 @@ def platform_finding(ctx: Context, adv: Advisory, served: list[str]) -> ScoreFin
     else:
         severity, status = Severity.HIGH, "no fix recorded"
     refs = "; ".join(f"{r.title}: {r.url}" for r in adv.references)
+    fixed = ", ".join(f"{e.name} >= {e.fixed_version}" for e in adv.engines if e.fixed_version)
     return ctx.finding(
         f"{prefix}.{adv.id}",
         severity,
@@ -79,8 +81,9 @@ def platform_finding(ctx: Context, adv: Advisory, served: list[str]) -> ScoreFin
         f"{adv.id}: {status}",
         f"{adv.title} ({leaked}{window}). Remediation status: {status}. {refs}".strip(),
         f"Scope your own logs against the advisory (`assess scope --incident {adv.id}`); ask "
-        f"for evidence of the fix (deployed {adv.engine.name} version >= "
-        f"{adv.engine.fixed_version}, startup logs for `assess deploy-check`).",
+        f"for evidence of the fix (deployed {fixed or 'engine version'}, startup logs for "
+        "`assess deploy-check`).",
         [MODELS],
         evidence=EvidenceLevel.DOCUMENTED,
+        advisories=[adv.id],
     )

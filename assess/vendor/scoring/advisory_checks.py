@@ -1,0 +1,149 @@
+"""The ``advisories`` check: the vendor's engine, version, mode and settings answers against
+every advisory in the catalogue.
+
+Per advisory: the answers name one of its engines, the version is in one of that engine's ranges,
+the deployment mode is one it names, and every answer it lists as exposing (``exposed_if``) has
+an exposing value: a critical finding. A known answer outside any of these clears it. When the
+rest holds and an answer is unknown (or the version is one the sources do not settle), it says
+so: an info finding with no points (``advisory-unconfirmed.<id>``): unknown is measured on the
+coverage axis, not scored as risk. Every finding names the advisories it rests on.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from packaging.version import InvalidVersion
+
+from assess.advisories.models import Advisory, EngineScope
+from assess.kernel.common import Severity
+from assess.kernel.model_ids import normalise_model_id
+from assess.vendor.questionnaire import NOT_APPLICABLE, UNKNOWN
+from assess.vendor.scoring.findings import Context
+from assess.vendor.scoring.models import ScoreFinding
+from assess.vendor.scoring.platform import platform_finding
+
+ENGINE, VERSION, MODE = "engine.name", "engine.version", "deployment.mode"
+MODELS = "vendor.models"
+Holds = Literal["yes", "no", "cannot-tell"]
+
+
+def _affected(scope: EngineScope, version: object) -> Holds:
+    """Whether ``version`` is in the range: cannot-tell when unknown, unparsable or unsettled."""
+    if not isinstance(version, str) or version in (UNKNOWN, NOT_APPLICABLE):
+        return "cannot-tell"
+    try:
+        verdict = scope.verdict(version)
+    except InvalidVersion:
+        return "cannot-tell"
+    return {"affected": "yes", "not-affected": "no"}.get(verdict, "cannot-tell")  # type: ignore[return-value]
+
+
+def _matching_range(adv: Advisory, name: object, version: object) -> tuple[EngineScope, Holds]:
+    """The advisory's range of engine ``name`` that ``version`` falls in, else one that cannot
+    be ruled out, else the first range with "no"; raises KeyError when no range names it."""
+    ranges = adv.engines_named(name) if isinstance(name, str) else []
+    verdicts = [(scope, _affected(scope, version)) for scope in ranges]
+    for wanted in ("yes", "cannot-tell", "no"):
+        for scope, holds in verdicts:
+            if holds == wanted:
+                return scope, holds
+    raise KeyError(adv.id)
+
+
+def _mode(scope: EngineScope, mode: object) -> Holds:
+    if not scope.deployment_modes:
+        return "yes"
+    if mode in (UNKNOWN, NOT_APPLICABLE, None):
+        return "cannot-tell"
+    return "yes" if mode in scope.deployment_modes else "no"
+
+
+def _exposure(ctx: Context, adv: Advisory) -> tuple[Holds, list[str]]:
+    """Whether the answers listed in ``exposed_if`` expose the deployment, and the unknown ones."""
+    unknown: list[str] = []
+    for cond in adv.exposed_if:
+        answer = ctx.answers.get(cond.question)
+        if answer.not_applicable or (answer.known and answer.value not in cond.values):
+            return "no", []
+        if not answer.known:
+            unknown.append(cond.question)
+    return ("cannot-tell" if unknown else "yes"), unknown
+
+
+def _advisory_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
+    name, version, mode = (ctx.answers.value(q) for q in (ENGINE, VERSION, MODE))
+    try:
+        scope, affected = _matching_range(adv, name, version)
+    except KeyError:
+        return None
+    exposed, missing = _exposure(ctx, adv)
+    holds = (affected, _mode(scope, mode), exposed)
+    if "no" in holds:
+        return None
+    # the engine is the root cause; the exposing answers (a checksum off, a shared cache) are
+    # findings of their own: resting on them too would count them twice
+    rests = [ENGINE, VERSION, MODE]
+    detail = f"{adv.title}. Affected: {scope.range_text()}."
+    if adv.exposed_if:
+        said = ", ".join(f"{c.question} = {ctx.answers.value(c.question)}" for c in adv.exposed_if)
+        detail += f" Exposed by the answers: {said}."
+    remediation = (
+        f"Upgrade {scope.name} to {scope.fixed_version} or later."
+        if scope.fixed_version
+        else f"No fixed {scope.name} version is recorded: apply the advisory's mitigations."
+    )
+    if all(h == "yes" for h in holds):
+        title = f"{scope.name} {version} ({mode}) is affected by advisory {adv.id}"
+        return ctx.finding(
+            f"advisory.{adv.id}", adv.severity, title, detail, remediation, rests,
+            advisories=[adv.id],
+        )  # fmt: skip
+    unsure = [q for q, h in ((VERSION, affected), (MODE, holds[1])) if h == "cannot-tell"]
+    unsure += missing
+    title = f"Cannot tell whether advisory {adv.id} applies ({scope.name} {version}, mode {mode})"
+    detail += (
+        f" Not settled by the answers: {', '.join(unsure)}. Cannot tell is not risk: it is"
+        " counted in the coverage, and the questions are asked again."
+    )
+    # it rests on what is not known: answering those settles it
+    return ctx.finding(
+        f"advisory-unconfirmed.{adv.id}", Severity.INFO, title, detail,
+        f"Ask for {', '.join(unsure)}. {remediation}", unsure, advisories=[adv.id],
+    )  # fmt: skip
+
+
+def _during(adv: Advisory) -> str:
+    if adv.window is None:
+        return "at the time"
+    return f"between {adv.window.start:%Y-%m-%d} and {adv.window.end:%Y-%m-%d}"
+
+
+def check_advisories(ctx: Context) -> list[ScoreFinding]:
+    """Findings for every advisory whose engine, version range, mode and settings match, and for
+    the advisories whose model the vendor serves (on the advisory's platform or elsewhere)."""
+    out: list[ScoreFinding] = []
+    served = ctx.answers.value(MODELS)
+    names = {normalise_model_id(m) for m in served} if isinstance(served, list) else set()
+    for adv in sorted(ctx.advisories.values(), key=lambda a: a.id):
+        found = _advisory_finding(ctx, adv)
+        if found is not None:
+            out.append(found)
+        hit = sorted(names & set(adv.models.names)) if adv.models else []
+        on_platform = platform_finding(ctx, adv, hit)
+        if on_platform is not None:
+            out.append(on_platform)
+        elif hit:
+            out.append(
+                ctx.finding(
+                    f"advisory-model-served.{adv.id}",
+                    Severity.INFO,
+                    f"Serves {', '.join(hit)}, the model named by advisory {adv.id}",
+                    f"{adv.title}. If you used it {_during(adv)}, scope your exposure with "
+                    f"`assess scope --incident {adv.id}`.",
+                    "Scope your own logs against the advisory.",
+                    [MODELS],
+                    advisories=[adv.id],
+                )
+            )
+    return out

@@ -1,0 +1,123 @@
+"""`score` checks the answers against every advisory: inside a range flagged with it, just past
+the fix not, an unknown version or setting "cannot tell" (no points), an exposing answer that
+rules it out clears it. Every finding names the advisories it rests on."""
+
+from __future__ import annotations
+
+import pytest
+
+from assess.advisories.catalogue import load_advisories
+from assess.kernel.structured import parse_yaml
+from assess.vendor.answers_check import check_answers
+from assess.vendor.bank import shipped_questionnaire
+from assess.vendor.scoring import score_answers
+from assess.vendor.scoring.models import ScoreResult
+
+BANK = shipped_questionnaire()
+CATALOGUE = load_advisories()
+
+
+def score(answers: dict[str, str]) -> ScoreResult:
+    body = "".join(f"  {k}: {v!r}\n" for k, v in answers.items())
+    doc = parse_yaml("vendor: V\ndate: 2026-11-01\nanswers:\n" + body, "a.yaml")
+    return score_answers(BANK, check_answers(doc.data, doc.where, BANK), CATALOGUE)
+
+
+def about(result: ScoreResult, advisory: str) -> dict[str, str]:
+    """The findings naming ``advisory``: id -> severity (merged findings included)."""
+    every = [g for f in result.findings for g in (f, *f.merged)]
+    return {f.id: f.severity.value for f in every if advisory in f.advisories}
+
+
+# (advisory, answers inside its range and exposed, the version just past the fix or None)
+CASES = [
+    (
+        "glm-5.3-kv-leak",
+        {"engine.name": "sglang", "engine.version": "0.5.21", "deployment.mode": "disaggregated"},
+        "0.5.22",
+    ),
+    (
+        "vllm-prefix-cache-timing",
+        {"engine.name": "vllm", "engine.version": "0.8.5.post1", "deployment.mode": "aggregated",
+         "cache.prompt_cache_scope": "global"},
+        "0.9.0",
+    ),
+    (
+        "sglang-cache-salt-ignored",
+        {"engine.name": "sglang", "engine.version": "0.5.10.post1",
+         "deployment.mode": "aggregated", "cache.prompt_cache_scope": "organization"},
+        "0.5.11",
+    ),
+    (
+        "sglang-hicache-l3-unsalted",
+        {"engine.name": "sglang", "engine.version": "0.5.19", "deployment.mode": "aggregated",
+         "cache.external_tiers_namespaced": "no"},
+        "0.5.20",
+    ),
+    (
+        "sglang-lmcache-unsalted",
+        {"engine.name": "sglang", "engine.version": "0.5.21", "deployment.mode": "aggregated",
+         "cache.external_tiers_namespaced": "no"},
+        None,  # no fix released
+    ),
+    (
+        "sglang-pd-kv-transfer-race",
+        {"engine.name": "sglang", "engine.version": "0.5.22", "deployment.mode": "disaggregated",
+         "isolation.transfer_checksums": "no"},
+        None,
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("advisory", "answers", "fixed"), CASES, ids=[c[0] for c in CASES])
+def test_inside_the_range_is_flagged_and_just_past_the_fix_is_not(
+    advisory: str, answers: dict[str, str], fixed: str | None
+) -> None:
+    found = about(score(answers), advisory)
+    assert found == {f"advisory.{advisory}": CATALOGUE[advisory].severity.value}
+    if fixed is not None:
+        assert about(score({**answers, "engine.version": fixed}), advisory) == {}
+
+
+@pytest.mark.parametrize(("advisory", "answers", "fixed"), CASES, ids=[c[0] for c in CASES])
+def test_an_unknown_version_is_cannot_tell_not_risk(
+    advisory: str, answers: dict[str, str], fixed: str | None
+) -> None:
+    result = score({**answers, "engine.version": "unknown"})
+    assert about(result, advisory) == {f"advisory-unconfirmed.{advisory}": "info"}
+    (row,) = [f for f in result.findings if f.id == f"advisory-unconfirmed.{advisory}"]
+    assert row.points == 0 and row.rests_on == ["engine.version"]
+    assert "engine.version" in [q.id for q in result.questions_to_send]
+
+
+def test_an_unknown_setting_is_cannot_tell_and_a_known_one_decides() -> None:
+    base = {"engine.name": "sglang", "engine.version": "0.5.21", "deployment.mode": "aggregated"}
+    unknown = about(score(base), "sglang-lmcache-unsalted")
+    assert unknown == {"advisory-unconfirmed.sglang-lmcache-unsalted": "info"}
+    namespaced = {**base, "cache.external_tiers_namespaced": "yes"}
+    assert about(score(namespaced), "sglang-lmcache-unsalted") == {}
+    # 0.5.17 is before the version it was measured on: the sources do not settle it
+    early = {**base, "engine.version": "0.5.17", "cache.external_tiers_namespaced": "no"}
+    assert about(score(early), "sglang-lmcache-unsalted") == {
+        "advisory-unconfirmed.sglang-lmcache-unsalted": "info"
+    }
+
+
+def test_prefix_cache_off_rules_out_the_prefix_cache_advisories() -> None:
+    answers = {"engine.name": "vllm", "engine.version": "0.8.0", "deployment.mode": "aggregated",
+               "cache.prompt_cache_scope": "off"}  # fmt: skip
+    assert about(score(answers), "vllm-prefix-cache-timing") == {}
+
+
+def test_a_library_advisory_never_matches_a_serving_engine() -> None:
+    answers = {"engine.name": "sglang", "engine.version": "4.3.0", "deployment.mode": "aggregated"}
+    assert about(score(answers), "chatgpt-redis-py-2023") == {}
+
+
+def test_exposing_answers_name_real_questions_and_values() -> None:
+    for adv in CATALOGUE.values():
+        for cond in adv.exposed_if:
+            question = BANK.question(cond.question)
+            assert question is not None, (adv.id, cond.question)
+            if question.values:
+                assert set(map(str, cond.values)) <= set(question.values), (adv.id, cond)
