@@ -165,7 +165,7 @@ class SettingFact(Model):
         return _spec(value) if value else value
 
     def holds_for(self, version: str | None) -> bool | None:
-        """Return whether the fact holds for engine ``version`` (None: cannot tell).
+        """Return whether the fact holds for engine ``version`` (None: unknown or not a version).
 
         A fact without ``versions`` holds for every version, known or not.
         """
@@ -174,9 +174,10 @@ class SettingFact(Model):
         if version is None:
             return None
         try:
-            return SpecifierSet(self.versions).contains(version, prereleases=True)
+            parsed = Version(version)
         except InvalidVersion:
             return None
+        return SpecifierSet(self.versions).contains(parsed, prereleases=True)
 
 
 class AnswerCondition(Model):

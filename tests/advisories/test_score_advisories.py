@@ -121,3 +121,68 @@ def test_exposing_answers_name_real_questions_and_values() -> None:
             assert question is not None, (adv.id, cond.question)
             if question.values:
                 assert set(map(str, cond.values)) <= set(question.values), (adv.id, cond)
+
+
+NEW_QUESTIONS = [
+    "cache.salt_source",
+    "cache.external_tiers_namespaced",
+    "engine.schedule_policy",
+    "isolation.kv_canary_mode",
+    "isolation.transfer_checksum_mode",
+]
+
+
+def test_a_version_2_answers_file_stays_valid_and_the_new_questions_are_coverage() -> None:
+    from assess.vendor.answers_file import load_answers_and_bank
+    from tests.conftest import REPO
+
+    bank, answers = load_answers_and_bank(REPO / "samples" / "vendors" / "well-run.yaml")
+    assert bank.version == 3 and not set(NEW_QUESTIONS) & set(answers.answers)
+    result = score_answers(bank, answers, CATALOGUE)
+    asked = {q.id for q in result.questions_to_send}
+    assert {"cache.salt_source", "cache.external_tiers_namespaced"} <= asked
+    assert not [f for f in result.findings if set(NEW_QUESTIONS) & set(f.rests_on) and f.points]
+
+
+@pytest.mark.parametrize(
+    ("answers", "rule"),
+    [
+        ({"cache.salt_source": "client-sent"}, "cache-salt-client-controlled"),
+        ({"cache.external_tiers_namespaced": "no"}, "external-kv-tier-not-namespaced"),
+        (
+            {"engine.schedule_policy": "lpm", "cache.prompt_cache_scope": "global"},
+            "prefix-ordered-scheduling-shared-cache",
+        ),
+    ],
+)
+def test_each_new_rule_fires_on_its_answer_and_not_on_the_safe_one(
+    answers: dict[str, str], rule: str
+) -> None:
+    ids = {g.id for f in score(answers).findings for g in (f, *f.merged)}
+    assert rule in ids
+    safe = {
+        "cache.salt_source": "principal",
+        "cache.external_tiers_namespaced": "yes",
+        "engine.schedule_policy": "fcfs",
+        "cache.prompt_cache_scope": "global",
+    }
+    ids = {g.id for f in score({k: safe[k] for k in answers}).findings for g in (f, *f.merged)}
+    assert rule not in ids
+
+
+def test_setting_facts_hold_for_their_versions() -> None:
+    (exposes, *_) = CATALOGUE["sglang-cache-salt-ignored"].settings
+    assert (exposes.setting, exposes.values, exposes.effect) == (
+        "disable_radix_cache",
+        [False],
+        "exposes",
+    )
+    assert [exposes.holds_for(v) for v in ("0.5.10.post1", "0.5.11", None, "x")] == [
+        True,
+        False,
+        None,
+        None,
+    ]
+    checksum = CATALOGUE["sglang-pd-kv-transfer-race"].settings[0]
+    assert checksum.when == {"disaggregation_mode": ["prefill", "decode"]}
+    assert checksum.holds_for("0.5.20") is False and checksum.holds_for("0.5.21") is True
