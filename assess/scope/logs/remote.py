@@ -76,13 +76,17 @@ class RemoteFile:
         self.display = display_url(url)
         self.name = urlsplit(url).path.rsplit("/", 1)[-1]
         self._spool: Spool | None = None
+        self._head: tuple[str, int, bool] | None = None  # the parent's spool (a worker's seed)
 
     def __getstate__(self) -> dict[str, Any]:
-        """The URL and size: a worker process fetches on its own (a spool is a local file)."""
-        return {"url": self.url, "size": self.size}
+        """The URL and size, and where this process keeps the bytes fetched so far: a worker
+        process copies those from that file and fetches only the rest."""
+        head = self._spool.head() if self._spool is not None else None
+        return {"url": self.url, "size": self.size, "head": head}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["url"], state["size"])  # type: ignore[misc]
+        self._head = state.get("head")
 
     def __str__(self) -> str:
         return self.display
@@ -140,6 +144,8 @@ class RemoteFile:
         """Return the object's spool (made on first use): every byte is fetched once."""
         if self._spool is None:
             self._spool = Spool(self._fetcher(), display=self.display)
+            if self._head is not None:
+                self._spool.seed(*self._head)
         return self._spool
 
     def release(self) -> None:

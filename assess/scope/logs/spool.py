@@ -99,6 +99,32 @@ class Spool:
             "the objects to a local disk first.",
         ) from exc
 
+    def head(self) -> tuple[str, int, bool] | None:
+        """Return (file, bytes stored, whether that is the whole object) for a worker's
+        :meth:`seed`, or None when nothing is stored."""
+        with self._lock:
+            return (self.name, self.stored, self.complete) if self.stored else None
+
+    def seed(self, name: str, stored: int, complete: bool) -> None:
+        """Take the first ``stored`` bytes from another process's spool file ``name`` (a
+        ``--jobs`` worker: the parent sampled them), hashing them as if fetched; nothing when
+        that file is gone."""
+        try:
+            with open(name, "rb") as source:
+                while self.stored < stored:
+                    data = source.read(min(8 << 20, stored - self.stored))
+                    if not data:
+                        break
+                    os.pwrite(self._file.fileno(), data, self.stored)
+                    self.stored += len(data)
+                    self._digest.update(data)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self._refuse_disk(exc, self.stored)
+            raise
+        self.complete = complete and self.stored == stored
+
     def fill(self) -> None:
         """Fetch and store the whole object (Parquet: footer and row groups are then read from
         the stored copy)."""
