@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from packaging.version import Version
 
+from assess.deploy.advisory_settings import advisory_settings, exposing_settings
 from assess.deploy.models import IsolationSetting, NodeFinding, Role
 from assess.deploy.view import Deployment as Deployment  # check.py imports them from here
 from assess.deploy.view import NodeView as NodeView
@@ -197,12 +198,19 @@ def _is_off(value: object, setting: IsolationSetting) -> bool:
     return text in setting.off_values
 
 
+#: The engine flag behind each isolation_settings.yaml entry printed in server_args.
+ISOLATION_FLAGS = {"kv_checksum": "disaggregation_enable_kv_checksum", "kv_canary": "kv_canary"}
+
+
 def isolation_settings(node: NodeView, dep: Deployment) -> list[NodeFinding]:
     """Isolation settings off where the engine version supports them; unseen ones as info."""
     found: list[NodeFinding] = []
     unseen: list[IsolationSetting] = []
+    covered = exposing_settings(node, dep)  # an advisory's finding says it, with its severity
     for setting in dep.isolation:
         if setting.engine != node.log.engine or node.role not in setting.roles:
+            continue
+        if ISOLATION_FLAGS.get(setting.id) in covered:
             continue
         supported = node.version is None or node.version >= Version(setting.since)
         if setting.id not in node.log.settings:
@@ -371,6 +379,7 @@ NODE_RULES: tuple[NodeRule, ...] = (
     pool_vs_advertised,
     pool_vs_deployment,
     advisory_version,
+    advisory_settings,
     isolation_settings,
 )
 DEPLOYMENT_RULES: tuple[DeploymentRule, ...] = (nodes_disagree, one_sided)
