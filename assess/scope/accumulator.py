@@ -316,7 +316,7 @@ class ScopeAccumulator:
             without_model=self.models.get(None, 0),
             skip_reasons=self.skip_reasons,
             models={k: v for k, v in self.models.items() if k is not None},
-            first_skipped=self.skipped[0] if self.skipped else None,
+            listed=self.skipped,
         )
         return assess(tally, self.filter)
 

@@ -117,6 +117,7 @@ def scope_run(
     ``own_overlap`` false skips matching our prompts in over-length responses."""
     from assess.scope.evidence import require_evidence, with_reading
     from assess.scope.logs import open_logs, parse_map
+    from assess.scope.logs.compression import MAX_RATIO
     from assess.scope.read_inputs import read_all
 
     platform = check_statement(platform_requests, platform_tokens, platform_mean_tokens)
@@ -124,13 +125,14 @@ def scope_run(
     scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
     window = (scope.since, scope.until)  # date folders outside it are not read
     files = [str(p) for p in logs]
-    reader = open_logs(files, preset or "auto", maps, progress=progress, window=window)
+    ratio = MAX_RATIO if max_inflate_ratio is None else max_inflate_ratio
+    reader = open_logs(
+        files, preset or "auto", maps, progress=progress, window=window, max_inflate_ratio=ratio
+    )
     bound = with_preset(scope, reader.preset, served_by)
     acc = ScopeAccumulator(bound.model_copy(update={"own_overlap": own_overlap}), keep_text)
     if max_line_bytes is not None:
         reader.max_line_bytes = max_line_bytes
-    if max_inflate_ratio is not None:
-        reader.max_inflate_ratio = max_inflate_ratio
     reading = _Reading(reader, preset or "auto", maps)
     inputs = read_all(reader, acc, jobs, progress, reading.start)
     result = acc.result(reader.preset.id, inputs, *platform)

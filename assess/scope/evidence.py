@@ -5,11 +5,12 @@ Neither runs per row; the accumulator calls :func:`platform_share` once when it 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from assess.kernel.errors import InputError, UsageError
+from assess.scope.logs.formats import NOT_READ_ON
 from assess.scope.models import (
     AccountsAssessment,
     Assessment,
@@ -48,7 +49,8 @@ class Tally:
     without_model: int
     skip_reasons: Mapping[str, int]
     models: Mapping[str, int]
-    first_skipped: SkippedRecord | None = None
+    #: The skipped records listed (the first ones, in file order).
+    listed: Sequence[SkippedRecord] = ()
 
 
 def _share(part: int, whole: int) -> float:
@@ -69,10 +71,11 @@ def assess(tally: Tally, scope: ScopeFilter) -> Assessment:
     skipped = _share(tally.skipped, tally.read)
     reasons: list[str] = []
     if not tally.requests:
-        first = tally.first_skipped
+        first = tally.listed[0] if tally.listed else None
         where = f"{first.file}: " if first is not None else ""
         why = f" (first skipped: line {first.line}: {first.reason})" if first is not None else ""
         reasons.append(f"{where}none of the {tally.read:,} records read is a usable request{why}")
+    reasons.extend(_not_read_on(tally))
     if skipped > MAX_SKIPPED_SHARE:
         reasons.append(
             f"{tally.skipped:,} of {tally.read:,} records ({skipped:.0%}) were skipped as "
@@ -103,6 +106,21 @@ def assess(tally: Tally, scope: ScopeFilter) -> Assessment:
         thresholds={"min_field_share": MIN_FIELD_SHARE, "max_skipped_share": MAX_SKIPPED_SHARE},
         models_seen=[ModelCount(model=m, requests=n) for m, n in ranked],
     )
+
+
+def _not_read_on(tally: Tally) -> list[str]:
+    """Return why the logs back no all-clear when a file was not read to its end (a skip reason
+    ending in :data:`~assess.scope.logs.formats.NOT_READ_ON`): the records after that point are
+    not counted, so "not affected" would speak for records never read."""
+    stops = sum(n for reason, n in tally.skip_reasons.items() if NOT_READ_ON in reason)
+    if not stops:
+        return []
+    named = [f"{s.file} at line {s.line}" for s in tally.listed if NOT_READ_ON in s.reason]
+    where = f" ({', '.join(named[:5])})" if named else ""
+    return [
+        f"{stops:,} input file(s) not read to the end{where}: the records after that point "
+        "are not counted, so no all-clear can be given; repair or re-export the file"
+    ]
 
 
 def require_evidence(result: ScopeResult, preset: str) -> None:

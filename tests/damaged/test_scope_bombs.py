@@ -127,3 +127,37 @@ def test_max_inflate_ratio_refuses_by_name_ratio_and_option(
         assert "Traceback" not in result.output
     doc = json.loads(run_cli("scope", str(log), "--json", "-").stdout)
     assert doc["counts"]["over_threshold"] == count  # read whole under the default bound
+
+
+def _one_record_over_and_over(path: Path) -> int:
+    """Write one real-shaped record repeated to 40 MB as one zstd frame (about 10,000 times
+    smaller: acc36b's rep.ndjson.zst); return the record count."""
+    line = (
+        b'{"timestamp": "2026-09-01T10:00:00Z", "model": "glm-5.3", "prompt_tokens": 900000, '
+        b'"request_id": "req-1"}\n'
+    )
+    count = (40 << 20) // len(line)
+    path.write_bytes(zstandard.ZstdCompressor(level=3).compress(line * count))
+    return count
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_max_inflate_ratio_holds_under_preset_auto(
+    tmp_path: Path, run_cli: Callable[..., Any], jobs: str
+) -> None:
+    """acc36b m6: under the default ``--preset auto`` the format sniff read with the fixed bound
+    (1,000) whatever ``--max-inflate-ratio`` said, and the refusal always said "1,000 times"."""
+    log = tmp_path / "rep.ndjson.zst"
+    count = _one_record_over_and_over(log)
+    for ratio in ("5", "2000"):
+        result = run_cli("scope", str(log), "--max-inflate-ratio", ratio, "--jobs", jobs)
+        text = " ".join(result.output.split())
+        assert result.exit_code == 2, text
+        assert f"inflates more than {int(ratio):,} times" in text
+        assert f"(now {int(ratio):,})" in text
+    result = run_cli(
+        "scope", str(log), "--max-inflate-ratio", "1000000", "--jobs", jobs, "--json", "-"
+    )
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    assert doc["counts"]["records_read"] == count and doc["verdict"] == "affected"

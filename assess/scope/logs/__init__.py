@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from assess.kernel.errors import InputError
 from assess.kernel.output import ProgressCallback
+from assess.scope.logs.compression import MAX_RATIO
 from assess.scope.logs.engine import LogReader, WantText
 from assess.scope.logs.formats import Bad
 from assess.scope.logs.presets import (
@@ -108,9 +109,12 @@ def open_logs(
     progress: ProgressCallback | None = None,
     presets_dir: Path | None = None,
     window: tuple[datetime, datetime] | None = None,
+    max_inflate_ratio: int = MAX_RATIO,
 ) -> LogReader:
     """Return a reader over the files of ``patterns`` through ``preset`` (an id, a file or auto);
     with a ``window`` (since, until), files in date folders outside it are not read.
+    ``max_inflate_ratio`` bounds every read of a compressed input, the samples ``auto`` reads
+    to detect the format too (``--max-inflate-ratio``).
 
     Raises:
         InputError: for missing files, or when ``auto`` recognises no preset.
@@ -119,8 +123,12 @@ def open_logs(
     # a RemoteFile offers what the readers use of a Path (name, str, stat, open)
     notes: list[InputNote] = []
     files = cast(list[Path], expand_logs(patterns, notes, window))
-    reader = _reader(files, preset, mapping, want_text, progress, presets_dir)
+    kwargs: dict[str, Any] = {"want_text": want_text}
+    if progress is not None:
+        kwargs["progress"] = progress
+    reader = _reader(files, preset, mapping, kwargs, presets_dir, max_inflate_ratio)
     reader.input_notes = notes
+    reader.max_inflate_ratio = max_inflate_ratio
     return reader
 
 
@@ -128,18 +136,15 @@ def _reader(
     files: list[Path],
     preset: str,
     mapping: Mapping[str, str | Sequence[str]] | None,
-    want_text: WantText | None,
-    progress: ProgressCallback | None,
+    kwargs: dict[str, Any],
     presets_dir: Path | None,
+    max_inflate_ratio: int,
 ) -> LogReader:
     catalogue = load_presets(presets_dir)
-    kwargs: dict[str, Any] = {"want_text": want_text}
-    if progress is not None:
-        kwargs["progress"] = progress
     if preset != "auto":
         chosen = get_preset(preset, catalogue).with_map(mapping or {})
         return LogReader(files, chosen, **kwargs)
-    per_file = {path: sample_records(LogReader([path], catalogue["canonical"])) for path in files}
+    per_file = {path: _sample(path, catalogue, max_inflate_ratio) for path in files}
     sample = [record for records in per_file.values() for record in records]
     found, scores = detect_preset(sample, catalogue)
     if found is not None:
@@ -151,6 +156,13 @@ def _reader(
     if found is None:
         return _inferred(files, sample, catalogue, mapping or {}, kwargs)
     return LogReader(files, found.with_map(mapping or {}), **kwargs)
+
+
+def _sample(path: Path, catalogue: Mapping[str, Preset], max_inflate_ratio: int) -> list[Any]:
+    """Return the first records of ``path``, read within ``max_inflate_ratio``."""
+    reader = LogReader([path], catalogue["canonical"])
+    reader.max_inflate_ratio = max_inflate_ratio
+    return sample_records(reader)
 
 
 def _inferred(

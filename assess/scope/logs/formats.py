@@ -10,6 +10,7 @@ import codecs
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,58 +73,122 @@ def ndjson_records(stream: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator
                 yield block.first_line + index + 1, json_line(line, final)
 
 
+#: The words of a skip reason after which a file is not read on: the verdict from such a run is
+#: never an all-clear (:func:`assess.scope.evidence.assess`).
+NOT_READ_ON = "the rest of the file is not read"
+_TOKEN = re.compile(r'[\[\]{}"]')
+_STRING_END = re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def element_end(text: str, pos: int) -> int | None:
+    """Return the index after the array or object starting at ``text[pos]`` (brackets counted,
+    strings passed over, nothing parsed: no recursion however deep), or None when ``text`` ends
+    inside it."""
+    depth = 0
+    while (token := _TOKEN.search(text, pos)) is not None:
+        pos = token.end()
+        if token.group() == '"':
+            string = _STRING_END.match(text, pos)
+            if string is None:
+                return None
+            pos = string.end()
+            continue
+        depth += 1 if token.group() in "[{" else -1
+        if depth == 0:
+            return pos
+    return None
+
+
+class _ArrayText:
+    """The decoded text of a JSON array read piece by piece: ``buf[pos:]`` is what is left."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.text_of = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
+        self.buf, self.pos, self.line, self.eof = "", 0, 1, False
+
+    def more(self) -> bool:
+        """Read the next piece (the text left kept); False at the end of the file or past
+        :data:`_MAX_ELEMENT` characters left."""
+        if self.eof or len(self.buf) - self.pos >= _MAX_ELEMENT:
+            return False
+        chunk = self.stream.read(CHUNK)
+        self.eof = not chunk
+        self.buf = self.buf[self.pos :] + self.text_of.decode(chunk, final=self.eof)
+        self.pos = 0
+        return True
+
+    def advance(self, end: int) -> None:
+        """Move past the element ending at ``end``, counting its lines."""
+        self.line += self.buf.count("\n", self.pos, end)
+        self.pos = end
+
+    def skip_space(self) -> None:
+        """Move past blanks and commas between elements."""
+        buf, pos = self.buf, self.pos
+        while pos < len(buf) and buf[pos] in " \t\r\n,":
+            self.line += buf[pos] == "\n"
+            pos += 1
+        self.pos = pos
+
+
+def _too_deep(text: _ArrayText) -> Bad | None:
+    """Pass over an element nested too deep for the parser; return its Bad (None past it: read
+    on), or a Bad ending the file when its end is not found."""
+    while (end := element_end(text.buf, text.pos)) is None:
+        if not text.more():
+            reason = "truncated JSON array element" if text.eof else "invalid JSON array element"
+            return Bad(f"{reason} (nested too deep); {NOT_READ_ON}")
+    text.advance(end)
+    return None
+
+
 def json_array_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
     """Yield ``(line, value or Bad)`` for each element of a top-level JSON array.
 
-    A malformed element ends the file (the rest cannot be resynchronised): it is reported once,
-    at the line where it starts.
+    An element nested too deep for the parser is one Bad (its brackets counted to find its end)
+    and reading goes on after it. Any other malformed element ends the file (the rest cannot be
+    resynchronised): it is reported once, at the line where it starts, its reason ending with
+    :data:`NOT_READ_ON`.
     """
     decoder = json.JSONDecoder(
         parse_int=_bounded_int,
         parse_float=exactjson.exact_float,
         object_pairs_hook=exactjson.first_key,
     )
-    text_of = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
-    buf, pos, line, eof, opened = "", 0, 1, False, False
+    text, opened = _ArrayText(stream), False
     while True:
-        while pos < len(buf) and buf[pos] in " \t\r\n,":
-            line += buf[pos] == "\n"
-            pos += 1
-        if pos >= len(buf) or (not eof and len(buf) - pos < 2):
-            if eof:  # a closing ']' returns below: reaching the end without one is a truncation
-                yield line, Bad("truncated JSON array (no closing ']')")
+        text.skip_space()
+        if text.pos >= len(text.buf) or (not text.eof and len(text.buf) - text.pos < 2):
+            if not text.more():  # a closing ']' returns below: the end without one is a cut
+                yield text.line, Bad("truncated JSON array (no closing ']')")
                 return
-            chunk = stream.read(CHUNK)
-            eof = not chunk
-            buf = buf[pos:] + text_of.decode(chunk, final=eof)
-            pos = 0
             continue
         if not opened:
-            if buf[pos] != "[":
-                yield line, Bad("not a JSON array")
+            if text.buf[text.pos] != "[":
+                yield text.line, Bad(f"not a JSON array; {NOT_READ_ON}")
                 return
-            opened, pos = True, pos + 1
+            opened, text.pos = True, text.pos + 1
             continue
-        if buf[pos] == "]":
+        if text.buf[text.pos] == "]":
             return
+        line = text.line
         try:
-            value, end = decoder.raw_decode(buf, pos)
+            value, end = decoder.raw_decode(text.buf, text.pos)
         except RecursionError:  # orjson's limit for a line is 1,024 levels; Python's is lower
-            yield line, Bad("JSON array element nested too deep; the rest of the file is not read")
-            return
+            bad = _too_deep(text)
+            yield line, bad or Bad("JSON array element nested too deep for the parser; skipped")
+            if bad is not None:
+                return
+            continue
         except json.JSONDecodeError:
-            if not eof and len(buf) - pos < _MAX_ELEMENT:
-                chunk = stream.read(CHUNK)
-                eof = not chunk
-                buf = buf[pos:] + text_of.decode(chunk, final=eof)
-                pos = 0
+            if text.more():
                 continue
-            reason = "truncated JSON array element" if eof else "invalid JSON array element"
-            yield line, Bad(f"{reason}; the rest of the file is not read")
+            reason = "truncated JSON array element" if text.eof else "invalid JSON array element"
+            yield line, Bad(f"{reason}; {NOT_READ_ON}")
             return
         yield line, value
-        line += buf.count("\n", pos, end)
-        pos = end
+        text.advance(end)
 
 
 def csv_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
