@@ -22,6 +22,11 @@ NUMBER = rf"^{WS}*-?\d{{1,40}}(?:\.\d+)?{WS}*$"
 _INTEGER = rf"^{WS}*-?\d+{WS}*$"
 _WHOLE = rf"^{WS}*(-?\d+)"
 _EXPONENT = rf"^{WS}*(-?)(\d+)(?:\.(\d+))?[eE]([+-]?\d{{1,3}}){WS}*$"
+# the same with one group capturing at a time ({0}..{3} open a group): BigQuery's REGEXP_EXTRACT
+# has no group index and refuses a pattern of more than one capturing group (string_functions,
+# REGEXP_EXTRACT: "If the regular expression contains a capturing group ... that match is
+# returned"); sqlglot drops DuckDB's index when it writes BigQuery
+_EXPONENT_PART = r"^WS*{0}-?){1}\d+)(?:\.{2}\d+))?[eE]{3}[+-]?\d{{1,3}})WS*$"
 _FRACTION = r"\.(\d+)"
 _NEGATIVE = rf"^{WS}*-"
 _SCALE = {"epoch_s": 10**9, "epoch_ms": 10**6, "epoch_us": 10**3, "epoch_ns": 1}
@@ -40,17 +45,23 @@ def strip(column: str) -> str:
     return f"REGEXP_EXTRACT({column}, {lit(f'(?s)^{WS}*(.*?){WS}*$')}, 1)"
 
 
-def iso_part(index: int) -> str:
-    opens = ["(?:"] * len(ISO_PARTS)
+def _one_group(template: str, index: int) -> str:
+    """``template`` with its ``index``-th group capturing and the others not (see :data:`_ISO`)."""
+    opens = ["(?:"] * len(ISO_PARTS)  # more than any template's groups; format ignores extras
     opens[index] = "("
-    pattern = _ISO.format(*opens).replace("WS", WS)
-    return f"REGEXP_EXTRACT(ts_raw, {lit(pattern)}, 1)"
+    return template.format(*opens).replace("WS", WS)
+
+
+def iso_part(index: int) -> str:
+    return f"REGEXP_EXTRACT(ts_raw, {lit(_one_group(_ISO, index))}, 1)"
 
 
 def plain_number(column: str) -> str:
     """``column``'s text with an exponent written out (``1.78826400025E9`` -> ``1788264000.25``),
     as the decimal text Python's ``repr`` gives the same float; other text unchanged."""
-    part = [f"REGEXP_EXTRACT({column}, {lit(_EXPONENT)}, {i})" for i in (1, 2, 3, 4)]
+    part = [f"REGEXP_EXTRACT({column}, {lit(_one_group(_EXPONENT_PART, i))}, 1)" for i in range(4)]
+    # a group that takes no part in the match: '' in DuckDB, NULL in BigQuery
+    part[2] = f"COALESCE({part[2]}, '')"
     sign, whole, digits = part[0], part[1], f"({part[1]} || {part[2]})"
     point = f"(LENGTH({whole}) + CAST({part[3]} AS BIGINT))"
     return (

@@ -88,3 +88,15 @@ def test_bigquery_json_check_is_rewritten_not_dropped() -> None:
     with pytest.raises(duckdb.Error):
         con.execute(plain).fetchall()
     assert con.execute(to_duckdb(sql, "bigquery")).fetchall() is not None
+
+
+@pytest.mark.parametrize("preset", ["canonical", "litellm"])
+def test_bigquery_regexp_extract_has_one_capturing_group(preset: str) -> None:
+    """BigQuery's REGEXP_EXTRACT takes no group index and returns the one capturing group (an
+    error for more than one): every pattern the BigQuery text extracts with has at most one."""
+    import re
+
+    tree = sqlglot.parse_one(emit_sql("bigquery", preset=preset).sql, read="bigquery")
+    patterns = [str(node.expression.this) for node in tree.find_all(exp.RegexpExtract)]
+    assert patterns
+    assert [p for p in patterns if re.compile(p).groups > 1] == []
