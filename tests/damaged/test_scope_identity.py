@@ -124,3 +124,29 @@ def test_an_unchanged_file_keeps_its_evidence(tmp_path: Path) -> None:
     raw = HashingReader(log)
     evidence = raw.finish()
     assert evidence.bytes == log.stat().st_size
+
+
+def test_a_glob_through_a_loop_names_each_file_by_its_shortest_path(
+    tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    """acc36b m7 (its ``tree/``): the glob sorts ``a/loop/a/loop/.../b/fp8.ndjson`` before
+    ``b/fp8.ndjson``, so the file was named by a path 40 loops long (the real one listed as "the
+    same file as" it), and ``b/dangling.ndjson`` was reported only under a looped path, as "a
+    symlink loop" (resolving that path takes more links than the system allows)."""
+    root = tmp_path / "tree"
+    (root / "a").mkdir(parents=True)
+    (root / "b").mkdir()
+    write(root / "a" / "good.ndjson", _records(), "ndjson")
+    write(root / "b" / "fp8.ndjson", in_scope(N + 1, "fp8-{i}"), "ndjson")
+    (root / "a" / "loop").symlink_to("..")
+    (root / "b" / "dangling.ndjson").symlink_to("../../nowhere")
+    doc = _json(run_cli, f"{root}/**/*.ndjson")
+    assert [i["path"] for i in doc["inputs"]] == [
+        str(root / "a" / "good.ndjson"),
+        str(root / "b" / "fp8.ndjson"),
+    ]
+    notes = {n["path"]: n["reason"] for n in doc["inputs_not_read"]}
+    assert notes[str(root / "b" / "dangling.ndjson")] == "a dangling symlink: not read"
+    assert len(notes) == 2, notes  # the dangling link and the looping folder link, once each
+    assert notes[str(root / "a" / "loop")].startswith("a folder symlink looping back to")
+    assert doc["counts"]["records_read"] == 2 * N + 1

@@ -19,12 +19,20 @@ from assess.kernel.common import hash_file
 from assess.scope.models import InputNote
 
 
+def _shortest_first(matches: Sequence[str]) -> list[str]:
+    """``matches`` with the fewest folders first: a path through a looping folder link comes
+    after the file's own path, which a plain sort may put behind ``a/loop/a/loop/.../b/x``."""
+    return sorted(matches, key=lambda m: (len(Path(m).parts), m))
+
+
 def symlink_notes(matches: Sequence[str]) -> list[InputNote]:
     """Return a note for each glob match that is a dangling or looping symlink (once each, when
-    a glob reaches one by several paths through a looping folder link)."""
-    notes = []
+    a glob reaches one by several paths through a looping folder link: named by its shortest
+    path, and judged at its real place, where a looped path alone would take more links than
+    the system resolves)."""
+    notes: dict[str, InputNote] = {}
     seen: set[str] = set()
-    for match in matches:
+    for match in _shortest_first(matches):
         path = Path(match)
         if not path.is_symlink():
             continue
@@ -33,28 +41,28 @@ def symlink_notes(matches: Sequence[str]) -> list[InputNote]:
             continue
         seen.add(where)
         try:
-            path.stat()
+            os.stat(where)
         except OSError as exc:
             why = "a symlink loop" if exc.errno == errno.ELOOP else "a dangling symlink"
-            notes.append(InputNote(path=match, reason=f"{why}: not read"))
-    return notes
+            notes[match] = InputNote(path=match, reason=f"{why}: not read")
+    return [notes[m] for m in matches if m in notes]
 
 
 def fold_loops(matches: Sequence[str]) -> tuple[list[str], list[InputNote]]:
     """Return a glob's ``matches`` without the paths that reach a file matched already through
     a folder symlink looping back to a folder above it, and one note per such link (not one per
-    path: a ``**`` glob goes round a loop some 40 times)."""
-    kept: list[str] = []
+    path: a ``**`` glob goes round a loop some 40 times). Each file keeps its shortest path."""
+    kept: set[str] = set()
     seen: set[str] = set()
     through: dict[tuple[str, str], int] = {}  # (link, its target) -> paths folded
-    for match in matches:
+    for match in _shortest_first(matches):
         real = os.path.realpath(match)
         link = _looping_link(match) if real in seen else None
         if link is not None:
             through[link] = through.get(link, 0) + 1
             continue
         seen.add(real)
-        kept.append(match)
+        kept.add(match)
     notes = [
         InputNote(
             path=link,
@@ -63,7 +71,7 @@ def fold_loops(matches: Sequence[str]) -> tuple[list[str], list[InputNote]]:
         )
         for (link, target), count in through.items()
     ]
-    return kept, notes
+    return [m for m in matches if m in kept], notes
 
 
 def _looping_link(match: str) -> tuple[str, str] | None:
