@@ -48,7 +48,7 @@ def docs(module_tmp: Path) -> dict[str, Any]:
 def test_every_scored_finding_keeps_its_ref_in_the_report(docs: dict[str, Any]) -> None:
     scored = {f["ref"]: f["id"] for f in docs["score"]["findings"]}
     reviewed = {f["ref"]: f["id"] for f in docs["report"]["findings"]}
-    assert len(scored) == 19 and len(reviewed) == len(docs["report"]["findings"]) == 21
+    assert len(scored) == 19 and len(reviewed) == len(docs["report"]["findings"]) == 22
     assert {ref: reviewed[ref] for ref in scored} == scored
 
 
@@ -58,8 +58,9 @@ def test_the_deployment_checks_own_findings_are_numbered_after_the_scores(
     last = max(ref_number(f["ref"]) or 0 for f in docs["score"]["findings"])
     extra = [f for f in docs["report"]["findings"] if f["source"] == "deploy-check"]
     assert [(f["ref"], f["id"]) for f in extra] == [
-        ("F-20", "isolation-setting-off"),
-        ("F-21", "isolation-settings-not-in-log"),
+        ("F-20", "advisory-settings-expose"),
+        ("F-21", "isolation-setting-off"),
+        ("F-22", "isolation-settings-not-in-log"),
     ]
     assert all((ref_number(f["ref"]) or 0) > last for f in extra)
     ranks = ["critical", "high", "medium", "low", "info"]
