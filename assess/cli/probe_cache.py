@@ -27,6 +27,14 @@ def _ttft(lv: LevelResult) -> str:
     return f"; first token: D+ {lv.ttft_ks_statistic:.2f}, p {lv.ttft_p_value:.2g}"
 
 
+def _state(lv: LevelResult) -> str:
+    if lv.contaminated:
+        return "contaminated (misses already cached): cannot compare"
+    if lv.inconclusive_reason:
+        return "cannot compare"
+    return f"caching {'VISIBLE' if lv.caching_visible else 'not visible'}"
+
+
 def print_cache(result: CacheProbeResult) -> None:
     """Print one line per level and the verdict."""
     typer.echo(
@@ -43,7 +51,7 @@ def print_cache(result: CacheProbeResult) -> None:
             f"miss {lv.median_miss_ms:.1f} ms; D+ {lv.ks_statistic:.2f}, p {lv.p_value:.2g} "
             f"({lv.p_method}){_ttft(lv)}; hits faster than every miss "
             f"{lv.hits_faster_than_fastest_miss:.0%}; cached_tokens {cached}; "
-            f"caching {'VISIBLE' if lv.caching_visible else 'not visible'}"
+            f"{_state(lv)}"
         )
         typer.echo(f"  {'':<19} {lv.power_note}")
     retries = sum(lv.retries for lv in result.levels)

@@ -27,7 +27,13 @@ from dataclasses import dataclass, field
 from assess.probe.cache_models import CacheErrorRecord, LevelName, LevelResult
 from assess.probe.config import CostEstimate, ProbeAccount
 from assess.probe.ks import ks_less_than, samples_needed, smallest_reachable_p
-from assess.probe.transport.interface import ChatRequest, ChatResponse, Transport, TransportError
+from assess.probe.transport.interface import (
+    ChatRequest,
+    ChatResponse,
+    Transport,
+    TransportError,
+    carries_text,
+)
 
 DEFAULT_ALPHA = 1e-8
 # Misses are fresh random prompts: a share of them reporting cached tokens above this means the
@@ -131,6 +137,14 @@ def cached_tokens(resp: ChatResponse) -> int | None:
     return found
 
 
+def served(resp: ChatResponse) -> bool:
+    """Return True when an answer served the prompt: it holds text (the canary probe's
+    :func:`carries_text` rule), a whitespace-only token (``max_tokens`` 1 may be a newline) or
+    usage counting a completion token. An empty SSE stream, a stream of only ``error`` events or
+    ``{"choices": []}`` served nothing: its latency times no prefill and is not a sample."""
+    return carries_text(resp.fields) or any(resp.fields.values()) or bool(resp.completion_tokens)
+
+
 @dataclass
 class Arms:
     """What one level collected."""
@@ -144,6 +158,8 @@ class Arms:
     hit_retries: list[int] = field(default_factory=list)
     miss_retries: list[int] = field(default_factory=list)
     retries: int = 0  # every retry of the level's requests, primes and failed ones included
+    failed: int = 0  # requests of the level that gave no timing sample (errors[] has each)
+    unusable: int = 0  # of those, 2xx answers that served nothing (no choice, no token)
 
 
 @dataclass
@@ -174,6 +190,7 @@ class CacheRun:
                 self._trial(rng, level, arm)
             except TransportError as exc:
                 self.arms[level.name].retries += exc.retries
+                self.arms[level.name].failed += 1
                 self.errors.append(CacheErrorRecord(
                     level=level.name, arm=arm, kind=exc.kind, status=exc.status,
                     message=exc.message))  # fmt: skip
@@ -190,13 +207,20 @@ class CacheRun:
         return self.transports[account.label].chat(request)
 
     def _valid(self, level: Level, arm: str, resp: ChatResponse) -> bool:
-        """Only a 2xx answer (a parsed completion) is a timing sample; others are errors."""
-        self.arms[level.name].retries += resp.retries
-        if 200 <= resp.status < 300:
+        """Only a 2xx answer that served the prompt is a timing sample; others are errors."""
+        arms = self.arms[level.name]
+        arms.retries += resp.retries
+        if 200 <= resp.status < 300 and served(resp):
             return True
+        arms.failed += 1
+        kind, why = "rejected", f"HTTP {resp.status} answer: not a timing sample"
+        if 200 <= resp.status < 300:
+            arms.unusable += 1
+            kind = "empty_answer"
+            why = (f"HTTP {resp.status} answer with no content (empty stream, only error events "
+                   "or no choices): the prompt was not served, not a timing sample")  # fmt: skip
         self.errors.append(CacheErrorRecord(
-            level=level.name, arm=arm, kind="rejected", status=resp.status,
-            message=f"HTTP {resp.status} answer: not a timing sample"))  # fmt: skip
+            level=level.name, arm=arm, kind=kind, status=resp.status, message=why))  # fmt: skip
         return False
 
     def _trial(self, rng: random.Random, level: Level, arm: str) -> None:
@@ -236,16 +260,32 @@ def _power_note(d: float | None, p: float | None, n: int, m: int, alpha: float) 
             f"had {n} hits and {m} misses ({state})")  # fmt: skip
 
 
+def _lost(arms: Arms) -> str:
+    if not arms.failed:
+        return ""
+    empty = f", {arms.unusable} of them HTTP 2xx with no content" if arms.unusable else ""
+    return f" ({arms.failed} of its requests gave no sample{empty}; see errors[])"
+
+
+def _cached_misses(arms: Arms) -> int:
+    return sum(1 for c in arms.miss_cached if (c or 0) > 0)
+
+
+def contaminated(arms: Arms) -> bool:
+    """Return True when the misses (fresh prompts) were already cached (a repeated --seed?)."""
+    return _cached_misses(arms) > MAX_CACHED_MISS_SHARE * len(arms.miss_ms)
+
+
 def invalid_reason(arms: Arms, alpha: float) -> str | None:
     """Return why a level's comparison cannot be trusted, or None (the positive-control check)."""
     n, m = len(arms.hit_ms), len(arms.miss_ms)
     if not n or not m or smallest_reachable_p(n, m) >= alpha:
-        return f"only {n} valid hits and {m} valid misses: too few to reach p < {alpha:g}"
-    cached = sum(1 for c in arms.miss_cached if (c or 0) > 0)
-    if cached > MAX_CACHED_MISS_SHARE * m:
+        return (f"only {n} valid hits and {m} valid misses{_lost(arms)}: too few to reach "
+                f"p < {alpha:g}")  # fmt: skip
+    if contaminated(arms):
         return (
-            f"{cached} of {m} misses (fresh prompts) reported cached tokens: the misses were "
-            "already cached (a repeated --seed?), so hits and misses cannot be compared"
+            f"{_cached_misses(arms)} of {m} misses (fresh prompts) reported cached tokens: the "
+            "misses were already cached (a repeated --seed?), so hits and misses cannot be compared"
         )
     return None
 
@@ -267,6 +307,8 @@ def summarise_level(level: Level, arms: Arms, alpha: float) -> LevelResult:
     if hit_t and miss_t and len(hit_t) == len(hits) and len(miss_t) == len(misses):
         ttft = ks_less_than(hit_t, miss_t)
     ttft_p = ttft.p_value if ttft else None
+    reason = invalid_reason(arms, alpha)
+    signal = seen or any(x is not None and x < alpha for x in (p, ttft_p))
     return LevelResult(
         level=level.name, victim=level.victim.label, attacker=level.attacker.label,
         hit_ms=hits, miss_ms=misses, ks_statistic=d, p_value=p, p_method=method,
@@ -276,7 +318,7 @@ def summarise_level(level: Level, arms: Arms, alpha: float) -> LevelResult:
         hit_retries=arms.hit_retries, miss_retries=arms.miss_retries, retries=arms.retries,
         hit_ttft_ms=hit_t, miss_ttft_ms=miss_t,
         ttft_ks_statistic=ttft.statistic if ttft else None, ttft_p_value=ttft_p,
-        caching_visible=seen or any(x is not None and x < alpha for x in (p, ttft_p)),
-        power_note=_power_note(d, p, len(hits), len(misses), alpha),
-        inconclusive_reason=invalid_reason(arms, alpha),
+        caching_visible=signal and reason is None, contaminated=contaminated(arms),
+        failed_requests=arms.failed, unusable=arms.unusable,
+        power_note=_power_note(d, p, len(hits), len(misses), alpha), inconclusive_reason=reason,
     )  # fmt: skip

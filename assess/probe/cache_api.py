@@ -111,7 +111,9 @@ def verdict_of(levels: list[LevelResult], complete: bool) -> tuple[CacheVerdict,
         return "shared-within-organisation", (
             "SHARED: a second key of the same organisation reuses this key's cached prefix"
         )
-    invalid = [lv for lv in levels if lv.inconclusive_reason]
+    # the level whose requests failed first: it is why the others may have too few samples
+    invalid = sorted((lv for lv in levels if lv.inconclusive_reason),
+                     key=lambda lv: -lv.failed_requests)  # fmt: skip
     if invalid:
         return "inconclusive", (
             f"INCONCLUSIVE: level {invalid[0].level}: {invalid[0].inconclusive_reason}"

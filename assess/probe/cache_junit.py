@@ -24,7 +24,7 @@ def cache_junit(result: CacheProbeResult) -> str:
         case = ET.SubElement(suite, "testcase", classname="cache-isolation", name=lv.level)
         text = f"p={lv.p_value} D+={lv.ks_statistic} cached_tokens={lv.cached_tokens_seen}"
         why = _cannot_say(result, lv)
-        if lv.level == "same-account" and not lv.caching_visible:
+        if lv.level == "same-account" and not lv.caching_visible and not lv.inconclusive_reason:
             skipped += 1
             ET.SubElement(case, "skipped", message="positive control: no caching visible")
         elif lv.level != "same-account" and lv.caching_visible and not lv.inconclusive_reason:

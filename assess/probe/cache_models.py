@@ -81,7 +81,23 @@ class LevelResult(Model):
     retries: int = Field(
         default=0, description="every retry of this level's requests, primes and failures included"
     )
-    caching_visible: bool
+    caching_visible: bool = Field(
+        description="the level shows caching and its comparison is valid (false beside an "
+        "inconclusive_reason: an invalid comparison shows nothing)"
+    )
+    contaminated: bool = Field(
+        default=False,
+        description="more than a tenth of the misses (fresh prompts) reported cached tokens: "
+        "already cached (a repeated --seed?), so hits and misses cannot be compared",
+    )
+    failed_requests: int = Field(
+        default=0, description="requests of this level that gave no timing sample (see errors[])"
+    )
+    unusable: int = Field(
+        default=0,
+        description="of failed_requests, HTTP 2xx answers that served nothing (empty stream, "
+        "only error events, no choices): not timing samples",
+    )
     power_note: str
     inconclusive_reason: str | None = Field(
         default=None,

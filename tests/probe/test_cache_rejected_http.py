@@ -5,16 +5,11 @@ audit is inconclusive (exit 2), never `not-shared`, through both transports."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
-from assess.lab.engine import LabConfig
-from assess.lab.server import run_lab_server
-from assess.probe.cache import CacheConfig
-from assess.probe.cache_api import EXIT_CODES, cache_setup, run_cache_probe
+from assess.probe.cache_api import EXIT_CODES
 from tests.probe.conftest import KEY_A, KEY_B
-from tests.probe.servers import Reply, json_reply, request_headers, scripted_server
-from tests.probe.test_cache_probe import FAST
+from tests.probe.test_cache_empty_answers import REJECTED, audit, proxy_for_b
 
 
 @pytest.mark.parametrize("transport", ["httpx", "openai"])
@@ -25,25 +20,8 @@ def test_http_400_for_b_over_loopback_is_inconclusive_not_shared(
         pytest.importorskip("openai")
     monkeypatch.setenv("TEST_KEY_A", KEY_A)
     monkeypatch.setenv("TEST_KEY_B", KEY_B)
-    lab_config = LabConfig(pool_tokens=4096, context_tokens=4096, prefix_cache="shared",
-                           latency=FAST, report_cached_tokens=True)  # fmt: skip
-    with run_lab_server(lab_config) as lab, httpx.Client(base_url=lab) as client:
-
-        def proxy(method: str, path: str, body: dict[str, object]) -> Reply:
-            auth = request_headers().get("authorization", "")
-            if auth == f"Bearer {KEY_B}":
-                error = {"error": {"message": "model_not_found", "type": "invalid_request"}}
-                return json_reply(400, error)
-            resp = client.request(method, path.removeprefix("/v1"), json=body or None,
-                                  headers={"Authorization": auth})  # fmt: skip
-            return resp.status_code, {"Content-Type": "application/json"}, resp.content
-
-        with scripted_server(proxy, echo=False) as base_url:
-            config = CacheConfig(base_url, "lab-glm-5.3", samples=16, prompt_tokens=200,
-                                 seed=11, stream=False, transport=transport,
-                                 max_errors=1000)  # fmt: skip
-            config, levels = cache_setup(config, "TEST_KEY_A", "TEST_KEY_B", None)
-            result = run_cache_probe(config, levels)
+    with proxy_for_b(REJECTED) as base_url:
+        result = audit(base_url, transport, stream=False, max_errors=1000)
 
     control, other = result.levels
     assert control.caching_visible and not control.inconclusive_reason  # the lab is reached
@@ -53,4 +31,5 @@ def test_http_400_for_b_over_loopback_is_inconclusive_not_shared(
     assert not result.complete
     rejected = [e for e in result.errors if e.level == "other-organisation"]
     assert len(rejected) == 32 and {(e.status, e.kind) for e in rejected} == {(400, "rejected")}
+    assert other.failed_requests == 32 and other.unusable == 0
     assert KEY_B not in result.model_dump_json()

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from assess.cli.probe_cache import print_cache
 from assess.kernel.errors import UsageError
 from assess.lab.engine import LabConfig, LabEngine
 from assess.probe.cache import CacheConfig, run_seed
@@ -53,7 +54,9 @@ def _engine(mode: str) -> LabEngine:
                                prefix_cache=mode, latency=FAST))  # type: ignore[arg-type]  # fmt: skip
 
 
-def test_repeated_seed_is_inconclusive_not_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_repeated_seed_is_inconclusive_not_shared(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     engine = _engine("per-key")
     first = _run(monkeypatch, engine, seed=5)
     assert first.verdict == "not-shared"
@@ -61,6 +64,12 @@ def test_repeated_seed_is_inconclusive_not_shared(monkeypatch: pytest.MonkeyPatc
     assert second.verdict == "inconclusive" and EXIT_CODES[second.verdict] == 2
     assert "misses (fresh prompts) reported cached tokens" in second.summary
     assert all(lv.inconclusive_reason for lv in second.levels)
+    # acc40b defect 3: a contaminated level shows nothing, in the JSON and on the console
+    print_cache(second)
+    out = capsys.readouterr().out
+    assert "VISIBLE" not in out and out.count("contaminated (misses already cached)") == 3
+    assert all(lv.contaminated and not lv.caching_visible for lv in second.levels)
+    assert not any(lv.contaminated for lv in first.levels)
     assert second.settings.seed == 5
     third = _run(monkeypatch, engine, seed=6)
     assert third.verdict == "not-shared" and EXIT_CODES[third.verdict] == 0
