@@ -115,3 +115,27 @@ def test_a_missing_closing_bracket_alone_is_no_cut(tmp_path: Path) -> None:
 )
 def test_element_end_counts_brackets_outside_strings(text: str, end: int | None) -> None:
     assert element_end(text, 0) == end
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        ("page.json", b'{\n  "result": [\n    {"timestamp": "2026-09-01T10:00:00Z",\n'),
+        ("broken.parquet", b"PAR1" + b"\x00" * 64),
+    ],
+)
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_file_not_read_at_all_beside_good_ones_backs_no_all_clear(
+    tmp_path: Path, name: str, body: bytes, fast: bool
+) -> None:
+    """A broken JSON document or Parquet file beside a good log was 1 skipped record of 21
+    (under the 50% bar): "not affected", its requests never read."""
+    good = tmp_path / "good.ndjson"
+    good.write_text("".join(json.dumps(_litellm(i, 1_000)) + "\n" for i in range(20)))
+    broken = tmp_path / name
+    broken.write_bytes(body)
+    result = scope([good, broken], preset="litellm", fast=fast)
+    conserved(result)
+    assert result.counts.records_skipped == 1 and result.skipped[0].file == str(broken)
+    assert result.verdict == "not_assessable"
+    assert any("not read to the end" in r for r in result.assessment.reasons)

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from assess.scope.logs import exactjson
-from assess.scope.logs.formats import Bad
+from assess.scope.logs.formats import NOT_READ_ON, Bad
 from assess.scope.logs.sources import Format
 
 ENVELOPE_KEYS = ("data", "result", "items", "events", "runs")
@@ -164,12 +164,12 @@ def document_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
     :class:`Bad` when it cannot be read. Every record is reported at line 1, where it starts."""
     data = stream.read(MAX_DOCUMENT_BYTES + 1)
     if len(data) > MAX_DOCUMENT_BYTES:
-        yield 1, Bad(f"JSON document larger than {MAX_DOCUMENT_BYTES >> 20} MB; not read")
+        yield 1, Bad(f"JSON document larger than {MAX_DOCUMENT_BYTES >> 20} MB; {NOT_READ_ON}")
         return
     try:
         value = _document(data)
     except ValueError as exc:
-        yield 1, Bad(f"invalid JSON document: {str(exc).split(':', 1)[0]}")
+        yield 1, Bad(f"invalid JSON document: {str(exc).split(':', 1)[0]}; {NOT_READ_ON}")
         return
     inner = unwrap(value)
     for item in [value] if inner is None else inner:

@@ -51,7 +51,7 @@ class ParquetReader(FormatReader):
             else:
                 yield from formats.parquet_records(source.path, parquet_columns(ctx.preset))
         except (OSError, pa.ArrowException) as exc:
-            yield 0, formats.Bad(f"unreadable Parquet: {exc}")
+            yield 0, formats.Bad(f"unreadable Parquet: {exc}; {formats.NOT_READ_ON}")
 
     def batches(self, source: Source, ctx: ReadContext) -> Iterator[LogBatch]:
         if not ctx.fast:
@@ -83,7 +83,8 @@ class ParquetReader(FormatReader):
             except (OSError, pa.ArrowException) as exc:
                 batch, broken = None, exc
         if broken is not None:
-            yield skipped_only(source.name, first_row + 1, f"unreadable Parquet: {broken}")
+            reason = f"unreadable Parquet: {broken}; {formats.NOT_READ_ON}"
+            yield skipped_only(source.name, first_row + 1, reason)
 
 
 def rows_of(table: pa.Table | pa.RecordBatch) -> list[dict[str, Any]]:
