@@ -23,6 +23,7 @@ import random
 import secrets
 import statistics
 from dataclasses import dataclass, field
+from typing import Any
 
 from assess.probe.cache_models import CacheErrorRecord, LevelName, LevelResult
 from assess.probe.config import CostEstimate, ProbeAccount
@@ -118,18 +119,27 @@ def estimate_cache_cost(config: CacheConfig, levels: int) -> CostEstimate:
     return CostEstimate(requests, requests * config.prompt_tokens, requests)
 
 
-def cached_tokens(resp: ChatResponse) -> int | None:
-    """Return ``usage.prompt_tokens_details.cached_tokens`` of a JSON body or SSE stream."""
+def _bodies(resp: ChatResponse) -> list[dict[str, Any]]:
+    """Return the JSON objects of an answer: its body, or each event of its SSE stream."""
     chunks = [resp.raw]
     if not resp.raw.lstrip().startswith("{"):
         chunks = [line[5:].strip() for line in resp.raw.splitlines() if line.startswith("data:")]
-    found: int | None = None
+    found = []
     for chunk in chunks:
         try:
             body = json.loads(chunk)
         except ValueError:
             continue
-        usage = body.get("usage") if isinstance(body, dict) else None
+        if isinstance(body, dict):
+            found.append(body)
+    return found
+
+
+def cached_tokens(resp: ChatResponse) -> int | None:
+    """Return ``usage.prompt_tokens_details.cached_tokens`` of a JSON body or SSE stream."""
+    found: int | None = None
+    for body in _bodies(resp):
+        usage = body.get("usage")
         details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
         value = details.get("cached_tokens") if isinstance(details, dict) else None
         if isinstance(value, int) and not isinstance(value, bool):
@@ -137,12 +147,29 @@ def cached_tokens(resp: ChatResponse) -> int | None:
     return found
 
 
+def _finished(resp: ChatResponse) -> bool:
+    """Return True when some choice of the answer has a ``finish_reason`` (generation ran)."""
+    for body in _bodies(resp):
+        choices = body.get("choices")
+        if isinstance(choices, list) and any(
+            isinstance(choice, dict) and choice.get("finish_reason") for choice in choices
+        ):
+            return True
+    return False
+
+
 def served(resp: ChatResponse) -> bool:
     """Return True when an answer served the prompt: it holds text (the canary probe's
-    :func:`carries_text` rule), a whitespace-only token (``max_tokens`` 1 may be a newline) or
-    usage counting a completion token. An empty SSE stream, a stream of only ``error`` events or
-    ``{"choices": []}`` served nothing: its latency times no prefill and is not a sample."""
-    return carries_text(resp.fields) or any(resp.fields.values()) or bool(resp.completion_tokens)
+    :func:`carries_text` rule) or a whitespace-only token, its usage counts prompt or completion
+    tokens, or a choice finished (a model whose one token is end-of-text answers an empty
+    ``content`` with ``finish_reason: stop``). An empty SSE stream, a stream of only ``error``
+    events or ``{"choices": []}`` served nothing: its latency times no prefill, not a sample."""
+    return (
+        carries_text(resp.fields)
+        or any(resp.fields.values())
+        or bool(resp.prompt_tokens or resp.completion_tokens)
+        or _finished(resp)
+    )
 
 
 @dataclass

@@ -113,13 +113,18 @@ def test_stopped_run_blames_the_level_whose_requests_failed(answer_b: Reply) -> 
     assert other.failed_requests == 5
 
 
-def test_sse_stream_of_only_usage_with_a_token_is_served() -> None:
-    """A whitespace-only or content-less answer whose usage counts a generated token served
-    the prompt (max_tokens 1 may be a newline): it stays a sample."""
+def test_an_answer_that_ran_the_model_is_served_even_without_text() -> None:
+    """max_tokens is 1: the one token may be whitespace or end-of-text (llama.cpp's server with a
+    random-weight model answers ``content: ""`` with ``finish_reason: stop``); usage counting
+    tokens or a finished choice shows the prompt was served, so it stays a sample."""
     from assess.probe.cache import served
     from assess.probe.transport.interface import ChatResponse
 
+    stop = {"choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "stop"}]}
     assert served(ChatResponse(200, {"content": "\n"}, "", 1.0, 0))
     assert served(ChatResponse(200, {}, json.dumps({"choices": []}), 1.0, 0, 40, 1))
+    assert served(ChatResponse(200, {}, f"data: {json.dumps(stop)}\n\ndata: [DONE]", 1.0, 0))
     assert not served(ChatResponse(200, {}, "data: [DONE]", 1.0, 0))
-    assert not served(ChatResponse(200, {}, json.dumps({"choices": []}), 1.0, 0, 40, 0))
+    assert not served(ChatResponse(200, {}, json.dumps({"choices": []}), 1.0, 0))
+    error_only = 'data: {"error": {"message": "overloaded"}}\n\ndata: [DONE]'
+    assert not served(ChatResponse(200, {}, error_only, 1.0, 0))
