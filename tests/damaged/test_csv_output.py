@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from assess.kernel.csvfile import csv_text, inert, restore
 from assess.kernel.errors import InputError
 from assess.vendor.answers import AnswerSet, CheckedAnswer
+from assess.vendor.answers_check import is_not_applicable, is_unknown
 from assess.vendor.bank import shipped_questionnaire
 from assess.vendor.sheet_read import read_spreadsheet
 from assess.vendor.sheet_write import to_csv, to_xlsx
@@ -30,8 +31,11 @@ TEXT_IDS = [q.id for q in BANK.questions if q.type.value == "text"][:2]
 
 # Any text but lone surrogates (not encodable as UTF-8, so no file could hold them).
 text = st.text(st.characters(blacklist_categories=["Cs"]), max_size=40)
-# Answers that are tokens are stripped by the checks; a text answer is checked in that form.
-answer_text = text.map(str.strip).filter(lambda t: t and t.lower() != "unknown")
+# Answers that are tokens (unknown, not_applicable / n/a) mean the token on every path, YAML and
+# sheet alike, so a text answer is one that is not a token, checked in its stripped form.
+answer_text = text.map(str.strip).filter(
+    lambda t: t and not is_unknown(t) and not is_not_applicable(t)
+)
 
 
 @pytest.mark.parametrize("value", [*HOSTILE, "'=x", "'", "''", "plain", ""])
