@@ -134,7 +134,7 @@ def scope_run(
     if max_line_bytes is not None:
         reader.max_line_bytes = max_line_bytes
     reading = _Reading(reader, preset or "auto", maps)
-    inputs = read_all(reader, acc, jobs, progress, reading.start)
+    inputs = read_all(reader, acc, jobs, progress, reading.start, reading.now)
     result = acc.result(reader.preset.id, inputs, *platform)
     notes = {"reading": reading.result(), "inputs_not_read": reader.input_notes}
     result = result.model_copy(update=notes)
@@ -188,11 +188,12 @@ class _Reading:
     def __init__(self, reader: LogReader, preset: str, maps: Mapping[str, list[str]]) -> None:
         self._args = (reader, preset, maps)
         self._thread: Prefetch[list[Any]] | None = None
+        self._report: list[Any] | None = None
 
     def start(self) -> None:
         """Begin, once (after the first batch: polars is imported in a reader thread at the
         start, and both would hold the GIL)."""
-        if self._thread is None:
+        if self._thread is None and self._report is None:
             from assess.scope.logs.sources import Prefetch
 
             # room for the report and the end mark: the thread ends once the report is made,
@@ -202,8 +203,17 @@ class _Reading:
     def _once(self) -> Iterator[list[Any]]:
         yield _reading(*self._args)
 
+    def now(self) -> None:
+        """Make the report here, before ``--jobs`` workers are sent their files: a worker copies
+        the bytes of its object the parent holds when its job is sent, so the report's sample,
+        fetched first, is not fetched again by a worker (nor by the parent while one runs)."""
+        if self._thread is None and self._report is None:
+            self._report = _reading(*self._args)
+
     def result(self) -> list[Any]:
         """Return the report (made here when it was never started); its errors are raised."""
+        if self._report is not None:
+            return self._report
         if self._thread is None:
             return _reading(*self._args)
         (report,) = list(self._thread)

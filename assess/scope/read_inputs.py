@@ -30,15 +30,18 @@ def read_all(
     jobs: int | None,
     progress: ProgressCallback | None,
     started: Callable[[], None] = lambda: None,
+    before_jobs: Callable[[], None] = lambda: None,
 ) -> list[InputFile]:
     """Add every file of ``reader`` to ``acc``; return the evidence of the files counted.
     ``started`` is called once the reading is under way (after the first batch, or once the
-    worker processes run)."""
+    worker processes run); ``before_jobs`` before worker processes are sent their files (what
+    the parent fetches then, each worker copies instead of fetching again)."""
     from assess.scope.parallel import Job, scope_parallel, storage_env, workers
 
     processes = workers(reader.files, jobs, reader.preset)
     if processes <= 1:
         return read_serial(reader, acc, started)
+    before_jobs()
     started()
     work = [
         Job(
