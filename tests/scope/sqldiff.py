@@ -246,6 +246,11 @@ def fixed_cases() -> list[Case]:
             + [("\0" + _OBJ + ', "request_id": "z2"}').encode(), b"\0\0\0\0\0\0"],
         ),
         Case(
+            "carriage-returns",  # acc39b #1: a raw CR inside a line, a lone CR line, CRLF ends
+            [*c, _OBJ + ',\r"request_id": "r1"}', "\r", _OBJ + ', "request_id": "r2"}\r']
+            + [_OBJ + ', "request_id": "r3",\r\r"x": 1}\r', "\r\r"],
+        ),
+        Case(
             "latin-1", [*c, (_OBJ + ', "request_id": "l1", "prompt": "caf\xe9"}').encode("latin-1")]
         ),
         Case(
@@ -379,16 +384,19 @@ def local_parquet(case: Case, tmp: Path) -> dict[str, Any] | None:
     return _run(scope_run, [str(path)], preset=case.preset, **case.options)
 
 
-#: docs/scope-remote.md's DuckDB recipe: ``assess_logs(line)`` over NDJSON files ({path}).
+#: docs/scope-remote.md's DuckDB recipe: ``assess_logs(line)`` over NDJSON files ({path}). Each file
+#: is read whole as bytes and split at ``\n`` only (``read_csv`` also ends a line at a raw ``\r``,
+#: which is JSON whitespace: acc39b #1): a BLOB cast to VARCHAR escapes every byte outside
+#: printable ASCII, the backslash and the quote as ``\xNN``, so ``\x0A`` there is exactly a newline
+#: byte; each piece is cast back to its bytes. A line that is not UTF-8 or longer than 16 MiB (the
+#: local ``--max-line-bytes`` default) or that holds a NUL becomes a line starting with NUL, which
+#: the query skips as not JSON, as locally.
 DUCKDB_RECIPE = (
-    "CREATE OR REPLACE TEMP TABLE assess_lines AS SELECT line, rest FROM read_csv('{path}', "
-    "columns={{'line': 'VARCHAR', 'rest': 'VARCHAR'}}, header=false, delim=chr(0), quote='', "
-    "escape='', auto_detect=false, strict_mode=false, null_padding=true, "
-    "max_line_size=16777216, store_rejects=true, rejects_table='assess_rejects', "
-    "rejects_scan='assess_scans')",
-    "CREATE OR REPLACE VIEW assess_logs AS SELECT CASE WHEN line IS NULL OR rest IS NOT NULL "
-    "THEN chr(0) || coalesce(line, '') ELSE line END AS line FROM assess_lines "
-    "UNION ALL SELECT chr(0) FROM assess_rejects",
+    "CREATE OR REPLACE TEMP TABLE assess_lines AS SELECT piece::BLOB AS bytes FROM (SELECT "
+    "unnest(string_split(content::VARCHAR, '\\x0A')) AS piece FROM read_blob('{path}'))",
+    "CREATE OR REPLACE VIEW assess_logs AS SELECT CASE WHEN octet_length(bytes) > 16777216 "
+    "THEN chr(0) WHEN try(decode(bytes)) IS NULL THEN chr(0) WHEN strpos(decode(bytes), chr(0)) "
+    "> 0 THEN chr(0) || decode(bytes) ELSE decode(bytes) END AS line FROM assess_lines",
 )
 
 

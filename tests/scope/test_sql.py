@@ -32,10 +32,14 @@ SAME = ("records_read", "records_skipped", "non_request_records", "model_matched
 
 
 def lines_view(con: Any, path: Path) -> None:
-    """Make ``assess_logs(line)`` over an NDJSON file (gzip or not), as docs/scope-remote.md
-    shows."""
+    """Make ``assess_logs(line)`` over an NDJSON file, as docs/scope-remote.md shows: a gzip file
+    is decompressed first (DuckDB's ``read_blob`` reads the compressed bytes as they are)."""
     from tests.scope.sqldiff import duckdb_lines
 
+    if path.suffix == ".gz":
+        plain = path.with_suffix("")
+        plain.write_bytes(gzip.decompress(path.read_bytes()))
+        path = plain
     duckdb_lines(con, path)
 
 
