@@ -437,9 +437,9 @@ def spark_answer(case: Case, tmp: Path, spark: Any) -> dict[str, Any]:
         query = emit_sql("spark", preset=case.preset, **case.options)
     except AssessError as exc:
         return {"error": type(exc).__name__}
-    spark.read.text(str(path)).withColumnRenamed("value", "line").createOrReplaceTempView(
-        "assess_logs"
-    )
+    spark.read.option("lineSep", "\n").text(str(path)).withColumnRenamed(
+        "value", "line"
+    ).createOrReplaceTempView("assess_logs")
     out = tmp / f"{case.id}.spark"
     try:
         spark.sql(query.sql).coalesce(1).write.parquet(str(out))

@@ -26,7 +26,7 @@ def test_spark_runs_the_query_to_the_local_answer(tmp_path: Path, spark: Any, pr
     logs.write_bytes(gzip.compress(trap_ndjson(31, 1500, litellm=preset == "litellm")))
     local = scope_run([str(logs)], preset=preset).result.model_dump(mode="json")
     query = emit_sql("spark", preset=preset)
-    lines = spark.read.text(str(logs)).withColumnRenamed("value", "line")
+    lines = spark.read.option("lineSep", "\n").text(str(logs)).withColumnRenamed("value", "line")
     lines.createOrReplaceTempView("assess_logs")
     out = tmp_path / "result"
     spark.sql(query.sql).coalesce(1).write.parquet(str(out))
