@@ -11,6 +11,7 @@ overflows before the bounds are written. See docs/exposure.md for the derivation
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pyarrow as pa
@@ -72,8 +73,13 @@ def ratio(value: Fraction) -> Ratio:
 
 
 def percent(value: Fraction) -> str:
-    """Return ``value`` as a percentage with two significant digits (``0.051%``, ``2.1%``)."""
-    return f"{float(value) * 100:.2g}%"
+    """Return ``value`` as a percentage with two significant digits, never in exponent form
+    (``0.051%``, ``2.1%``, ``46%``, ``100%``): the one formatter of the range's bounds."""
+    rounded = float(f"{float(value) * 100:.2g}")
+    if rounded == 0:
+        return "0%"
+    digits = max(0, 1 - math.floor(math.log10(abs(rounded))))
+    return f"{rounded:.{digits}f}%"
 
 
 def footprints(sources: pa.Table, context: int) -> tuple[int, int]:

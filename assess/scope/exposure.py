@@ -19,12 +19,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from assess.scope.filter import advisory_platform_ids, platform_id, spelling
 from assess.scope.filter import threshold as cut
 from assess.scope.models import TEXT, ScopeFilter
 from assess.scope.overlap import Overlap
 from assess.scope.overlap_models import OwnOverlap
 
-ON, ELSEWHERE, UNKNOWN = "on", "elsewhere", "unknown"
+ON, ELSEWHERE, UNKNOWN, ROUTER = "on", "elsewhere", "unknown", "router"
 #: A native count this close to the trigger (either side, in hundredths of it) is "possibly
 #: affected". 0: a native count is the provider's usage count, the engine's own prefill length
 #: after the chat template, which is what the trigger compares (docs/exposure.md); a count that
@@ -40,6 +41,11 @@ REASON_PLATFORM = "over the trigger, platform not identified (no provider, endpo
 REASON_ROUTER = "over the trigger, served through a router (it does not tell the platform)"
 REASON_PROTOCOL = "over the trigger, platform not identified (provider logged is an API protocol)"
 REASON_NO_FIELD = "over the trigger, platform not identified (the export records no provider)"
+#: A provider value naming no platform this tool knows: the reason holds the value, between these.
+REASON_UNKNOWN_PROVIDER = (
+    "over the trigger, platform not identified (provider value '",
+    "' not known)",
+)
 #: Every reason of a row whose platform cannot be told (over the trigger).
 PLATFORM_REASONS = (REASON_PLATFORM, REASON_ROUTER, REASON_PROTOCOL, REASON_NO_FIELD)
 REASON_FALLBACK = "fallback token count (native count missing; they differ by -3% to +13%)"
@@ -56,6 +62,9 @@ REPLAY_VALUES = ("true", "1", "yes", "hit", "semantic hit")
 #: served the request (OpenRouter routes to Z.AI, Cloudflare and others; LiteLLM's provider is
 #: "openrouter" when it forwards there), so it is no evidence either way.
 ROUTER_PROVIDERS = ("openrouter", "litellm_proxy", "litellm", "portkey", "helicone")
+#: Among a preset's ``provider_no_evidence``, the values naming an API protocol (the
+#: OpenAI-compatible API every platform serves); the others name gateways or proxies.
+PROTOCOL_PROVIDERS = ("openai",)
 ROUTER_ENDPOINTS = ("openrouter.ai", "portkey.ai", "helicone.ai", "gateway.ai.cloudflare.com")
 #: The verdicts of in-window rows, in the order ``breakdown.by_verdict`` lists them.
 VERDICTS = (
@@ -89,6 +98,29 @@ def _any(masks: list[Any], length: int) -> Any:
     return out
 
 
+def provider_kinds(provider: Any, scope: ScopeFilter) -> dict[str, list[str]]:
+    """Sort a batch's distinct provider values (lower-case, the preset's no-evidence values
+    removed) by what they name, read by :func:`~assess.scope.filter.platform_id`, the one
+    normaliser ``--served-by`` uses too: ``on`` the advisory's platform, ``elsewhere`` another
+    known platform, ``router`` a router or gateway, ``unknown`` no platform this tool knows (a
+    typo or a new provider: never *served elsewhere*)."""
+    ours, routers = advisory_platform_ids(scope), {spelling(r) for r in ROUTER_PROVIDERS}
+    kinds: dict[str, list[str]] = {ON: [], ELSEWHERE: [], ROUTER: [], UNKNOWN: []}
+    for value in pc.unique(provider).drop_null().to_pylist():
+        found = platform_id(scope, value)
+        if spelling(value) in routers:
+            kinds[ROUTER].append(value)
+        elif found is None:
+            kinds[UNKNOWN].append(value)
+        else:
+            kinds[ON if found in ours else ELSEWHERE].append(value)
+    return kinds
+
+
+def _in(column: Any, values: list[str]) -> Any:
+    return pc.fill_null(pc.is_in(column, value_set=pa.array(values, TEXT)), False)
+
+
 def platform_of(rows: pa.Table, scope: ScopeFilter) -> Any:
     """Return each row's platform verdict: ``on`` (a model prefix, provider or endpoint of the
     advisory's platforms), ``elsewhere`` (a provider or endpoint naming another one, or the
@@ -102,21 +134,22 @@ def platform_of(rows: pa.Table, scope: ScopeFilter) -> Any:
         provider = pc.if_else(pc.fill_null(vague, False), pa.scalar(None, TEXT), provider)
     endpoint = _text(rows.column("endpoint"))
     prefixes = [p for x in scope.platforms for p in x.model_prefixes]
-    providers = [p for x in scope.platforms for p in x.providers]
     endpoints = [e for x in scope.platforms for e in x.endpoints]
+    kinds = provider_kinds(provider, scope)
     by_prefix = _any([pc.starts_with(model, p) for p in prefixes], count)
-    by_provider = pc.fill_null(pc.is_in(provider, value_set=pa.array(providers, TEXT)), False)
+    by_provider = _in(provider, kinds[ON])
     by_endpoint = _any([pc.match_substring(endpoint, e) for e in endpoints], count)
     on = pc.or_(by_prefix, pc.or_(by_provider, by_endpoint))
-    router = pc.fill_null(pc.is_in(provider, value_set=pa.array(ROUTER_PROVIDERS, TEXT)), False)
     via = _any([pc.match_substring(endpoint, e) for e in ROUTER_ENDPOINTS], count)
     other = pc.or_(
-        pc.and_(pc.and_(pc.is_valid(provider), pc.invert(by_provider)), pc.invert(router)),
+        _in(provider, kinds[ELSEWHERE]),
         pc.and_(pc.and_(pc.is_valid(endpoint), pc.invert(by_endpoint)), pc.invert(via)),
     )
+    # a provider value naming no known platform: the row is not told, whatever its endpoint
+    other = pc.and_(other, pc.invert(_in(provider, kinds[UNKNOWN])))
     serving = (scope.serving_platform or "").strip().lower()
     if serving:
-        if serving in providers:
+        if serving in advisory_platform_ids(scope):
             on = pc.or_(on, pc.invert(other))
         else:
             other = pa.array([True] * count)
@@ -126,15 +159,24 @@ def platform_of(rows: pa.Table, scope: ScopeFilter) -> Any:
 
 def _platform_reason(rows: pa.Table, scope: ScopeFilter) -> Any:
     """Return, for each row, why its platform cannot be told (read where it cannot): a router's
-    name, a protocol name, an export with no such field, or nothing in the row."""
+    or gateway's name, a protocol name, a value naming no known platform, an export with no such
+    field, or nothing in the row."""
+    shown = pc.utf8_trim_whitespace(rows.column("provider")).cast(TEXT)
     provider, endpoint = _text(rows.column("provider")), _text(rows.column("endpoint"))
-    router = pc.fill_null(pc.is_in(provider, value_set=pa.array(ROUTER_PROVIDERS, TEXT)), False)
+    kinds = provider_kinds(provider, scope)
+    vague = _in(provider, scope.provider_no_evidence)
+    gateway = pc.and_(vague, pc.invert(_in(provider, list(PROTOCOL_PROVIDERS))))
+    router = pc.or_(_in(provider, kinds[ROUTER]), gateway)
     router = pc.or_(
         router, _any([pc.match_substring(endpoint, e) for e in ROUTER_ENDPOINTS], rows.num_rows)
     )
-    vague = pc.is_in(provider, value_set=pa.array(scope.provider_no_evidence, TEXT))
     plain = REASON_PLATFORM if scope.provider_recorded else REASON_NO_FIELD
-    out = pc.if_else(pc.fill_null(vague, False), REASON_PROTOCOL, plain)
+    out = pc.if_else(vague, REASON_PROTOCOL, plain)
+    unknown = pc.and_(_in(provider, kinds[UNKNOWN]), pc.invert(vague))
+    before, after = (pa.scalar(part, TEXT) for part in REASON_UNKNOWN_PROVIDER)
+    named = pc.binary_join_element_wise(before, shown, after, pa.scalar("", TEXT))
+
+    out = pc.if_else(unknown, named, out)
     return pc.if_else(router, REASON_ROUTER, out).cast(TEXT)
 
 
@@ -270,7 +312,9 @@ class Exposure:
             }
         )
         if n_else:
-            provider = pc.fill_null(_text(rows.column("provider")), "(by the preset or endpoint)")
+            stated = self.scope.served_by_stated and self.scope.serving_platform
+            blank = f"--served-by {stated}" if stated else "(by the preset or endpoint)"
+            provider = pc.fill_null(_text(rows.column("provider")), blank)
             names = provider.filter(elsewhere).to_pylist()
             self.elsewhere.update(names)
 

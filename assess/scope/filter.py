@@ -102,48 +102,85 @@ def end_of_day(day: datetime) -> datetime:
     return datetime.combine(day.date(), time(23, 59, 59, 999_999), tzinfo=UTC)
 
 
-#: Platforms other than an advisory's that ``--served-by`` may name, each with its spellings
-#: (compared after :func:`_spelling`): the presets' own platforms first.
+#: Platforms other than an advisory's, each with the spellings ``--served-by`` and the presets'
+#: provider fields give (compared after :func:`spelling`; docs/exposure.md "Platform binding"):
+#: OpenRouter ``provider_name``, LiteLLM ``custom_llm_provider``, Cloudflare AI Gateway
+#: ``AIGatewayProviders``, Helicone ``providersNames``, Portkey slugs, OTel
+#: ``gen_ai.provider.name``.
+#: A log value naming none of these (nor the advisory's platform) is never "served elsewhere".
 OTHER_PLATFORMS: dict[str, tuple[str, ...]] = {
-    "aws-bedrock": ("bedrock", "amazon-bedrock"),
-    "azure-openai": ("azure", "azure-ai"),
+    "aws-bedrock": ("bedrock", "amazon-bedrock", "aws", "aws.bedrock", "bedrock-converse"),
+    "aws-sagemaker": ("sagemaker", "amazon-sagemaker"),
+    "azure-openai": ("azure", "azure-ai", "azure.ai.openai", "azure.ai.inference"),
     "openai": (),
     "anthropic": (),
-    "google-vertex": ("vertex", "vertex-ai", "gemini", "google"),
-    "z.ai": ("zai", "zhipu", "zhipuai"),
+    "google-vertex": (
+        *("vertex", "vertex-ai", "gemini", "google", "google-vertex-ai", "google-ai-studio"),
+        *("gcp.vertex-ai", "gcp.gemini", "gcp.gen-ai", "vertex-ai-beta"),
+    ),
+    "z.ai": ("zai", "zhipu", "zhipuai", "z-ai"),
     "together": ("together-ai", "togetherai"),
     "fireworks": ("fireworks-ai",),
     "groq": (),
     "deepinfra": (),
-    "mistral": (),
-    "self-hosted": ("local", "on-prem"),
+    "mistral": ("mistral-ai", "mistralai"),
+    "cohere": (),
+    "deepseek": (),
+    "xai": ("x-ai", "grok"),
+    "perplexity": ("perplexity-ai",),
+    "cerebras": (),
+    "ibm-watsonx": ("watsonx", "ibm.watsonx.ai"),
+    "huggingface": ("hugging-face",),
+    "replicate": (),
+    "novita": ("novitaai",),
+    "nebius": ("nebius-ai-studio",),
+    "sambanova": (),
+    "self-hosted": ("local", "on-prem", "ollama", "vllm", "hosted-vllm"),
 }
 
 
-def _spelling(value: str) -> str:
+def spelling(value: str) -> str:
     """Lower case, ``_`` and spaces as ``-`` (``Workers AI``, ``workers_ai``: ``workers-ai``)."""
     return "-".join(value.strip().lower().replace("_", " ").replace("-", " ").split())
 
 
+def known_platforms(scope: ScopeFilter) -> dict[str, str]:
+    """Return every spelling this tool knows (after :func:`spelling`) with its platform id: the
+    advisory's platforms (their name and provider values, id the first provider) first, then
+    :data:`OTHER_PLATFORMS`."""
+    known: dict[str, str] = {}
+    for platform in scope.platforms:
+        first = platform.providers[0] if platform.providers else spelling(platform.name)
+        for alias in (platform.name, *platform.providers):
+            known.setdefault(spelling(alias), first)
+    for other, aliases in OTHER_PLATFORMS.items():
+        for alias in (other, *aliases):
+            known.setdefault(spelling(alias), other)
+    return known
+
+
+def platform_id(scope: ScopeFilter, value: str) -> str | None:
+    """Return the platform id a provider value names (a log's field or ``--served-by``: one
+    normaliser for both), or None when it names no platform this tool knows."""
+    return known_platforms(scope).get(spelling(value))
+
+
+def advisory_platform_ids(scope: ScopeFilter) -> set[str]:
+    """Return the ids :func:`platform_id` gives the advisory's own platforms."""
+    return {platform_id(scope, p.name) or p.name for p in scope.platforms}
+
+
 def served_by_platform(scope: ScopeFilter, served_by: str) -> str:
-    """Return the platform id ``--served-by`` names: a provider value of the advisory's platform
-    (its name or any spelling of a provider it lists), or one of :data:`OTHER_PLATFORMS`.
+    """Return the platform id ``--served-by`` names (:func:`platform_id`).
 
     Raises:
         UsageError: naming the known platforms when ``served_by`` names none (a typo must not
             turn rows into "served elsewhere").
     """
-    wanted = _spelling(served_by)
-    known: dict[str, str] = {}
-    for platform in scope.platforms:
-        first = platform.providers[0] if platform.providers else _spelling(platform.name)
-        for alias in (platform.name, *platform.providers):
-            known.setdefault(_spelling(alias), first)
-    for other, aliases in OTHER_PLATFORMS.items():
-        for alias in (other, *aliases):
-            known.setdefault(_spelling(alias), other)
-    if wanted in known:
-        return known[wanted]
+    known = known_platforms(scope)
+    found = platform_id(scope, served_by)
+    if found is not None:
+        return found
     names = sorted({*known.values()})
     raise UsageError(
         f"--served-by {served_by!r} names no platform this tool knows; known: {', '.join(names)}",
@@ -163,6 +200,7 @@ def with_preset(scope: ScopeFilter, preset: Preset, served_by: str | None = None
             "serving_platform": stated or preset.platform,
             "native_counts": bool(preset.fields.get("prompt_tokens_native")),
             "provider_no_evidence": [v.strip().lower() for v in preset.provider_no_evidence],
+            "served_by_stated": bool(stated),
             "provider_recorded": bool(
                 preset.platform or preset.fields.get("provider") or preset.fields.get("endpoint")
             ),

@@ -98,8 +98,8 @@ class ScopeFilter(Model):
     native_counts: bool = Field(
         default=False, description="The preset tells a native prompt count from a fallback one"
     )
-    #: The preset's provider values that do not tell who served a request.
-    provider_no_evidence: list[str] = Field(default_factory=list)
+    provider_no_evidence: list[str] = Field(default_factory=list)  # values telling no platform
+    served_by_stated: bool = False  # serving_platform is the user's --served-by
     provider_recorded: bool = True  # the export has a provider or endpoint field
     own_overlap: bool = True  # our prompts matched in over-length responses (off: --no-own-overlap)
     advisory_filter: bool = Field(
