@@ -95,7 +95,7 @@ def test_a_file_not_read_to_its_end_backs_no_all_clear(
 
 def test_a_missing_closing_bracket_alone_is_no_cut(tmp_path: Path) -> None:
     """Every element read, only the final ']' missing: the records were all read, the verdict
-    stands on them (as for a gzip cut short)."""
+    stands on them (unlike a compressed stream cut short, whose rest is never read)."""
     small = [json.dumps(_litellm(i, 1_000)) for i in range(20)]
     path = tmp_path / "open.json"
     path.write_text("[" + ",".join(small))

@@ -208,6 +208,11 @@ def guard(records: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
 
 
 def break_reason(error: BaseException, last_line: int) -> str:
-    """Return the skip reason of a compressed stream that broke after line ``last_line``."""
+    """Return the skip reason of a compressed stream that broke after line ``last_line``.
+
+    It ends with :data:`~assess.scope.logs.formats.NOT_READ_ON`: the bytes after the break are
+    never read, so the file backs no all-clear (``evidence._not_read_on``, one rule for every
+    input not read to its end).
+    """
     last = f"last good line {last_line}" if last_line else "no line before it"
-    return f"compressed stream is corrupt or truncated ({error}); {last}"
+    return f"compressed stream is corrupt or truncated ({error}); {last}; {formats.NOT_READ_ON}"
