@@ -13,6 +13,7 @@ from assess.kernel.tables import print_table
 from assess.vendor.answers import AnswerSet
 from assess.vendor.diff_models import AnswersDiff
 from assess.vendor.questionnaire import Questionnaire
+from assess.vendor.scoring.advisory_checks import engine_unsettled
 from assess.vendor.scoring.models import ScoreResult
 
 _STYLE = {
@@ -98,6 +99,13 @@ def print_score(result: ScoreResult, console: Console) -> None:
     console.print(f"Formula: {result.formula}", markup=False)
 
 
+def _why_insufficient(result: ScoreResult) -> str:
+    c = result.coverage
+    if c.share >= c.sufficient_at and engine_unsettled(result.findings):
+        return "the engine is not named: no engine advisory can be ruled out"
+    return f"below {c.sufficient_at:.0%}"
+
+
 def coverage_line(result: ScoreResult) -> str:
     """Return the evidence axis in one line: coverage, by evidence level, and the verdict."""
     c = result.coverage
@@ -105,8 +113,8 @@ def coverage_line(result: ScoreResult) -> str:
     verdict = (
         "sufficient evidence"
         if result.evidence_verdict == "sufficient"
-        else f"INSUFFICIENT EVIDENCE (below {c.sufficient_at:.0%}): the tier is the risk of what "
-        "is known, not a rating of the vendor"
+        else f"INSUFFICIENT EVIDENCE ({_why_insufficient(result)}): the tier is the risk of "
+        "what is known, not a rating of the vendor"
     )
     return (
         f"Evidence coverage: {c.share:.0%} of the weight ({c.answered_weight}/"

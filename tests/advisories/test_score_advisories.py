@@ -12,6 +12,7 @@ from assess.vendor.answers_check import check_answers
 from assess.vendor.bank import shipped_questionnaire
 from assess.vendor.scoring import score_answers
 from assess.vendor.scoring.models import ScoreResult
+from tests.conftest import REPO
 
 BANK = shipped_questionnaire()
 CATALOGUE = load_advisories()
@@ -186,3 +187,52 @@ def test_setting_facts_hold_for_their_versions() -> None:
     checksum = CATALOGUE["sglang-pd-kv-transfer-race"].settings[0]
     assert checksum.when == {"disaggregation_mode": ["prefill", "decode"]}
     assert checksum.holds_for("0.5.20") is False and checksum.holds_for("0.5.21") is True
+
+
+ENGINE_ADVISORIES = sorted(
+    a.id for a in CATALOGUE.values() if any(s.name in ("sglang", "vllm") for s in a.engines)
+)
+
+
+@pytest.mark.parametrize("advisory", ENGINE_ADVISORIES)
+def test_an_unknown_engine_is_cannot_tell_for_every_engine_advisory(advisory: str) -> None:
+    # acc41 defect 3: engine.name unknown read as clear of every advisory
+    result = score({"engine.name": "unknown", "engine.version": "unknown",
+                    "deployment.mode": "disaggregated"})  # fmt: skip
+    assert about(result, advisory) == {f"advisory-unconfirmed.{advisory}": "info"}
+    (row,) = [f for f in result.findings if f.id == f"advisory-unconfirmed.{advisory}"]
+    assert row.points == 0 and "engine.name" in row.rests_on
+    assert result.evidence_verdict == "insufficient-evidence"
+
+
+def test_the_well_run_sample_with_an_unknown_engine_is_not_sufficient() -> None:
+    text = (REPO / "samples" / "vendors" / "well-run.yaml").read_text(encoding="utf-8")
+    text = text.replace("engine.name: {value: sglang", "engine.name: {value: unknown")
+    assert "engine.name: {value: unknown" in text
+    doc = parse_yaml(text, "well-run.yaml")
+    result = score_answers(BANK, check_answers(doc.data, doc.where, BANK), CATALOGUE)
+    assert result.evidence_verdict == "insufficient-evidence"
+    unsure = {a for f in result.findings if f.id.startswith("advisory-unconfirmed.")
+              for a in f.advisories}  # fmt: skip
+    # its transfer checksums on rule the PD race out whatever the engine: the others stay open
+    assert unsure >= set(ENGINE_ADVISORIES) - {"sglang-pd-kv-transfer-race"}
+    assert "sglang-pd-kv-transfer-race" not in unsure
+
+
+def test_an_unknown_engine_still_cleared_by_an_answer_that_rules_the_advisory_out() -> None:
+    answers = {"engine.name": "unknown", "cache.prompt_cache_scope": "off"}
+    assert about(score(answers), "vllm-prefix-cache-timing") == {}
+    assert about(score(answers), "chatgpt-redis-py-2023") == {}
+
+
+@pytest.mark.parametrize(
+    "advisory", ["prompt-cache-global-sharing-2024", "openrouter-shared-credentials-2025"]
+)
+def test_a_setting_advisory_is_flagged_by_its_exposing_answer(advisory: str) -> None:
+    # acc41 defect 1: advisories without engines were never flagged
+    hosted = {"engine.name": "proprietary"}
+    found = about(score({**hosted, "cache.prompt_cache_scope": "global"}), advisory)
+    assert found == {f"advisory.{advisory}": "info"}  # the rule on the same answer scores it
+    assert about(score({**hosted, "cache.prompt_cache_scope": "organization"}), advisory) == {}
+    assert about(score(hosted), advisory) == {}  # unanswered: a question to send, no row
+    assert "cache.prompt_cache_scope" in [q.id for q in score(hosted).questions_to_send]

@@ -11,6 +11,7 @@ from assess.advisories.models import Advisory
 from assess.kernel.common import InputFile, Severity
 from assess.vendor.answers import AnswerSet
 from assess.vendor.questionnaire import DecisiveRule, Questionnaire
+from assess.vendor.scoring.advisory_checks import engine_unsettled
 from assess.vendor.scoring.binding import EvidenceBinding, bind_deploy, bind_probe
 from assess.vendor.scoring.cache_probe import cache_probe_findings, verified_control
 from assess.vendor.scoring.checks import CHECKS, control_mitigations
@@ -161,6 +162,7 @@ def score_answers(
     score = score_of(findings, questionnaire.scoring)
     by_id = {r.id: r for r in questionnaire.scoring.decisive}
     coverage, verdict, questions = coverage_of(questionnaire, answers, ruled_out)
+    verdict = "insufficient-evidence" if engine_unsettled(findings) else verdict
     decided, held = decided_by(score, findings, questionnaire.scoring)
     return ScoreResult(
         questionnaire=QuestionnaireRef(id=questionnaire.id, version=questionnaire.version),

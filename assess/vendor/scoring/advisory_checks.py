@@ -25,6 +25,8 @@ from assess.vendor.scoring.platform import platform_finding
 
 ENGINE, VERSION, MODE = "engine.name", "engine.version", "deployment.mode"
 MODELS = "vendor.models"
+#: ``engine.name`` values that name no public engine (a library advisory, redis-py, is none either)
+UNNAMED = frozenset({"proprietary", "other", UNKNOWN})
 Holds = Literal["yes", "no", "cannot-tell"]
 
 
@@ -71,7 +73,67 @@ def _exposure(ctx: Context, adv: Advisory) -> tuple[Holds, list[str]]:
     return ("cannot-tell" if unknown else "yes"), unknown
 
 
+def engine_unknown(ctx: Context) -> bool:
+    """Whether the engine is not named (unanswered or ``unknown``): no engine advisory can be
+    ruled out, so every one is "cannot tell"."""
+    answer = ctx.answers.get(ENGINE)
+    return not answer.known and not answer.not_applicable
+
+
+def engine_unsettled(findings: list[ScoreFinding]) -> bool:
+    """Whether an engine advisory is "cannot tell" because the engine is not named: the
+    evidence then cannot be sufficient, whatever share of the weight is answered."""
+    return any(f.id.startswith("advisory-unconfirmed.") and ENGINE in f.rests_on for f in findings)
+
+
+def _serving_engines(ctx: Context, adv: Advisory) -> bool:
+    """Whether ``adv`` names a serving engine the ``engine.name`` question can name."""
+    question = ctx.bank.question(ENGINE)
+    names = set(question.values or []) - UNNAMED if question is not None else set()
+    return any(scope.name in names for scope in adv.engines)
+
+
+def _unknown_engine_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
+    """An engine advisory against an engine not named: "cannot tell" unless an exposing answer
+    rules it out."""
+    exposed, missing = _exposure(ctx, adv)
+    if exposed == "no" or not _serving_engines(ctx, adv):
+        return None
+    unsure = [ENGINE, *missing]
+    engines = ", ".join(dict.fromkeys(s.name for s in adv.engines))
+    return ctx.finding(
+        f"advisory-unconfirmed.{adv.id}", Severity.INFO,
+        f"Cannot tell whether advisory {adv.id} applies (engine not named; it affects {engines})",
+        f"{adv.title}. Not settled by the answers: {', '.join(unsure)}. Cannot tell is not risk:"
+        " it is counted in the coverage, and the questions are asked again.",
+        f"Ask for {', '.join(unsure)} (and engine.version).", unsure, advisories=[adv.id],
+    )  # fmt: skip
+
+
+def _exposure_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
+    """An advisory about a setting, not an engine (no ``engines``): the ``exposed_if`` answers
+    alone decide. Its risk is scored by the rule on the same answers, so it adds no points: it
+    names the advisory the answers fall in (info). An unanswered setting is already a question
+    to send (coverage): no second "cannot tell" row for it."""
+    exposed, _missing = _exposure(ctx, adv)
+    if exposed != "yes":
+        return None
+    said = ", ".join(f"{c.question} = {ctx.answers.value(c.question)}" for c in adv.exposed_if)
+    return ctx.finding(
+        f"advisory.{adv.id}", Severity.INFO,
+        f"The answers fall in advisory {adv.id} ({said})",
+        f"{adv.title}. Exposed by the answers: {said}. The risk is scored by the finding on"
+        " the same answers; this one names the advisory.",
+        f"Apply the advisory's mitigations (see `assess advisories show {adv.id}`).",
+        [c.question for c in adv.exposed_if], advisories=[adv.id],
+    )  # fmt: skip
+
+
 def _advisory_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
+    if not adv.engines:
+        return _exposure_finding(ctx, adv) if adv.exposed_if else None
+    if engine_unknown(ctx):
+        return _unknown_engine_finding(ctx, adv)
     name, version, mode = (ctx.answers.value(q) for q in (ENGINE, VERSION, MODE))
     try:
         scope, affected = _matching_range(adv, name, version)
