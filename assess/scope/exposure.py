@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from assess.scope.filter import advisory_platform_ids, platform_id, spelling
+from assess.scope.filter import advisory_platform_ids, host_regexes, platform_id, spelling
 from assess.scope.filter import threshold as cut
 from assess.scope.models import TEXT, ScopeFilter
 from assess.scope.overlap import Overlap
@@ -45,6 +45,11 @@ REASON_NO_FIELD = "over the trigger, platform not identified (the export records
 REASON_UNKNOWN_PROVIDER = (
     "over the trigger, platform not identified (provider value '",
     "' not known)",
+)
+#: An endpoint host that is no known platform's (a company gateway, an IP): between these.
+REASON_UNKNOWN_HOST = (
+    "over the trigger, platform not identified (endpoint host '",
+    "' not known; --served-by states its platform)",
 )
 #: Every reason of a row whose platform cannot be told (over the trigger).
 PLATFORM_REASONS = (REASON_PLATFORM, REASON_ROUTER, REASON_PROTOCOL, REASON_NO_FIELD)
@@ -98,6 +103,16 @@ def _any(masks: list[Any], length: int) -> Any:
     return out
 
 
+def _host(endpoint: Any) -> Any:
+    """The host of each endpoint (a URL or a bare host; scheme, port and path dropped)."""
+    return pc.replace_substring_regex(endpoint, r"^([a-z][a-z0-9+.-]*://)?([^/:?#]*).*$", r"\2")
+
+
+def _known_host(endpoint: Any, length: int) -> Any:
+    """An endpoint whose host is a known other platform's (:data:`OTHER_PLATFORM_HOSTS`)."""
+    return _any([pc.match_substring_regex(_host(endpoint), h) for h in host_regexes()], length)
+
+
 def provider_kinds(provider: Any, scope: ScopeFilter) -> dict[str, list[str]]:
     """Sort a batch's distinct provider values (lower-case, the preset's no-evidence values
     removed) by what they name, read by :func:`~assess.scope.filter.platform_id`, the one
@@ -141,10 +156,8 @@ def platform_of(rows: pa.Table, scope: ScopeFilter) -> Any:
     by_endpoint = _any([pc.match_substring(endpoint, e) for e in endpoints], count)
     on = pc.or_(by_prefix, pc.or_(by_provider, by_endpoint))
     via = _any([pc.match_substring(endpoint, e) for e in ROUTER_ENDPOINTS], count)
-    other = pc.or_(
-        _in(provider, kinds[ELSEWHERE]),
-        pc.and_(pc.and_(pc.is_valid(endpoint), pc.invert(by_endpoint)), pc.invert(via)),
-    )
+    host = pc.and_(pc.and_(_known_host(endpoint, count), pc.invert(by_endpoint)), pc.invert(via))
+    other = pc.or_(_in(provider, kinds[ELSEWHERE]), host)
     # a provider value naming no known platform: the row is not told, whatever its endpoint
     other = pc.and_(other, pc.invert(_in(provider, kinds[UNKNOWN])))
     serving = (scope.serving_platform or "").strip().lower()
@@ -175,7 +188,10 @@ def _platform_reason(rows: pa.Table, scope: ScopeFilter) -> Any:
     unknown = pc.and_(_in(provider, kinds[UNKNOWN]), pc.invert(vague))
     before, after = (pa.scalar(part, TEXT) for part in REASON_UNKNOWN_PROVIDER)
     named = pc.binary_join_element_wise(before, shown, after, pa.scalar("", TEXT))
-
+    stranger = pc.and_(pc.is_valid(endpoint), pc.invert(_known_host(endpoint, rows.num_rows)))
+    before, after = (pa.scalar(part, TEXT) for part in REASON_UNKNOWN_HOST)
+    hosted = pc.binary_join_element_wise(before, _host(endpoint), after, pa.scalar("", TEXT))
+    out = pc.if_else(pc.fill_null(stranger, False), hosted, out)
     out = pc.if_else(unknown, named, out)
     return pc.if_else(router, REASON_ROUTER, out).cast(TEXT)
 

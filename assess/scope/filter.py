@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, time
 
 from assess.advisories.models import Advisory
@@ -137,6 +138,43 @@ OTHER_PLATFORMS: dict[str, tuple[str, ...]] = {
     "sambanova": (),
     "self-hosted": ("local", "on-prem", "ollama", "vllm", "hosted-vllm"),
 }
+
+
+#: The API hosts of the platforms in :data:`OTHER_PLATFORMS` (``*`` is one DNS label). An
+#: endpoint host is *served elsewhere* only when it is one of these; any other host (a company
+#: gateway, an IP) may have forwarded to the advisory's platform, so it tells nothing.
+OTHER_PLATFORM_HOSTS: dict[str, tuple[str, ...]] = {
+    "aws-bedrock": ("bedrock-runtime.*.amazonaws.com", "bedrock.*.amazonaws.com"),
+    "aws-sagemaker": ("runtime.sagemaker.*.amazonaws.com",),
+    "azure-openai": ("*.openai.azure.com", "*.services.ai.azure.com", "*.inference.ai.azure.com"),
+    "openai": ("api.openai.com",),
+    "anthropic": ("api.anthropic.com",),
+    "google-vertex": (
+        "generativelanguage.googleapis.com",
+        "aiplatform.googleapis.com",
+        "*-aiplatform.googleapis.com",
+    ),
+    "z.ai": ("api.z.ai", "open.bigmodel.cn"),
+    "together": ("api.together.xyz", "api.together.ai"),
+    "fireworks": ("api.fireworks.ai",),
+    "groq": ("api.groq.com",),
+    "deepinfra": ("api.deepinfra.com",),
+    "mistral": ("api.mistral.ai",),
+    "cohere": ("api.cohere.com", "api.cohere.ai"),
+    "deepseek": ("api.deepseek.com",),
+    "xai": ("api.x.ai",),
+    "perplexity": ("api.perplexity.ai",),
+    "cerebras": ("api.cerebras.ai",),
+}
+
+
+def host_regexes() -> list[str]:
+    """Return one anchored regex per host of :data:`OTHER_PLATFORM_HOSTS` (``*``: one label)."""
+    return [
+        "^" + re.escape(host).replace(r"\*", "[a-z0-9-]+") + "$"
+        for hosts in OTHER_PLATFORM_HOSTS.values()
+        for host in hosts
+    ]
 
 
 def spelling(value: str) -> str:
