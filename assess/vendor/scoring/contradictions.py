@@ -11,6 +11,7 @@ from packaging.version import InvalidVersion, Version
 from assess.kernel.common import EvidenceLevel, Severity
 from assess.vendor.scoring.binding import EvidenceBinding
 from assess.vendor.scoring.checks import CONTEXT, ENGINE, MODE, POOL, VERSION
+from assess.vendor.scoring.deploy_settings import carried_advisories, setting_contradictions
 from assess.vendor.scoring.evidence import DeployEvidence, DeployNode, ProbeEvidence
 from assess.vendor.scoring.findings import Context
 from assess.vendor.scoring.models import ScoreFinding
@@ -212,4 +213,8 @@ def deploy_findings(ctx: Context, deploy: DeployEvidence) -> list[ScoreFinding]:
         if pool is not None:
             out.append(pool)
         out += _engine_findings(ctx, node, index)
-    return out
+        out += [
+            _contradiction(ctx, f"{c.suffix}.{node.name or f'node{index + 1}'}", *c.text)
+            for c in setting_contradictions(ctx.answers, node)
+        ]
+    return out + carried_advisories(ctx, deploy)

@@ -54,6 +54,7 @@ class DeployNode(_Tolerant):
     context_tokens: int | None = None
     verdict: str = "inconclusive"
     models: list[str] = Field(default_factory=list)
+    cache_settings: dict[str, Any] = Field(default_factory=dict)  # absent before issue 41
 
 
 class LogPeriodView(_Tolerant):
