@@ -137,6 +137,10 @@ class Advisory(Model):
     unconfirmed: list[str] = Field(
         default_factory=list, description="What the sources did not confirm"
     )
+    not_checked: str = Field(
+        default="",
+        description="Why `score` cannot check it (no question covers it); empty: it is checked",
+    )
     platform: str = ""
     platforms: list[Platform] = Field(
         default_factory=list,

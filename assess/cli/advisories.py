@@ -34,6 +34,7 @@ def list_cmd(
     table = Table(id_column, "class", "engines", "scope data", "title")
     for adv in catalogue.values():
         engines = "; ".join(f"{e.name} {e.affected}" for e in adv.engines) or "-"
+        engines += " (not checked by score)" if adv.not_checked else ""
         table.add_row(adv.id, adv.behaviour or "-", engines, _scope_text(adv), adv.title)
     print_table(stdout_console(), table)
 
@@ -58,6 +59,7 @@ def _list_row(adv: Advisory) -> dict[str, object]:
         ],  # fmt: skip
         "has_scope": adv.has_scope,
         "sources": [s.url for s in adv.sources],
+        "not_checked": adv.not_checked,
     }
 
 
@@ -144,6 +146,8 @@ def _cited(adv: Advisory) -> list[tuple[str, str]]:
     cited = {s.url for s in adv.sources}
     rows += [("reference", f"{r.title}: {r.url}") for r in adv.references if r.url not in cited]
     rows += [("unconfirmed", note) for note in adv.unconfirmed]
+    if adv.not_checked:
+        rows.append(("not checked by score", adv.not_checked))
     return rows
 
 

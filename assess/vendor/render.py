@@ -96,7 +96,13 @@ def print_score(result: ScoreResult, console: Console) -> None:
             f"{d.tier.value}; the tier is already {result.tier.value}",
             markup=False,
         )
+    _not_checked(console, result)
     console.print(f"Formula: {result.formula}", markup=False)
+
+
+def _not_checked(console: Console, result: ScoreResult) -> None:
+    for adv, why in sorted(result.advisories_not_checked.items()):
+        console.print(f"Advisory {adv}: {why}", markup=False)
 
 
 def _why_insufficient(result: ScoreResult) -> str:

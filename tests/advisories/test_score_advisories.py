@@ -236,3 +236,16 @@ def test_a_setting_advisory_is_flagged_by_its_exposing_answer(advisory: str) -> 
     assert about(score({**hosted, "cache.prompt_cache_scope": "organization"}), advisory) == {}
     assert about(score(hosted), advisory) == {}  # unanswered: a question to send, no row
     assert "cache.prompt_cache_scope" in [q.id for q in score(hosted).questions_to_send]
+
+
+def test_an_advisory_no_question_covers_is_said_not_checked_never_skipped() -> None:
+    # acc41 defect 2: chatgpt-redis-py-2023 had no question and was silently never flagged
+    assert CATALOGUE["chatgpt-redis-py-2023"].not_checked.startswith("not checked: no question")
+    result = score({"engine.name": "sglang", "engine.version": "0.5.22"})
+    assert result.advisories_not_checked == {
+        "chatgpt-redis-py-2023": CATALOGUE["chatgpt-redis-py-2023"].not_checked
+    }
+    assert about(result, "chatgpt-redis-py-2023") == {}
+    # every other advisory is checked: an exposing answer or an engine range
+    checked = [a for a in CATALOGUE.values() if not a.not_checked]
+    assert all(a.exposed_if or a.engines for a in checked)

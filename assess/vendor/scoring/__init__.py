@@ -126,6 +126,11 @@ def _decisions(
     return [Decision(rule=rule, finding=fid, tier=Tier(by_id[rule].tier)) for rule, fid in pairs]
 
 
+def not_checked(advisories: Mapping[str, Advisory]) -> dict[str, str]:
+    """Return the advisories no question covers, each with why (said, never skipped)."""
+    return {a.id: a.not_checked for a in advisories.values() if a.not_checked}
+
+
 def score_answers(
     questionnaire: Questionnaire,
     answers: AnswerSet,
@@ -162,7 +167,6 @@ def score_answers(
     score = score_of(findings, questionnaire.scoring)
     by_id = {r.id: r for r in questionnaire.scoring.decisive}
     coverage, verdict, questions = coverage_of(questionnaire, answers, ruled_out)
-    verdict = "insufficient-evidence" if engine_unsettled(findings) else verdict
     decided, held = decided_by(score, findings, questionnaire.scoring)
     return ScoreResult(
         questionnaire=QuestionnaireRef(id=questionnaire.id, version=questionnaire.version),
@@ -181,8 +185,9 @@ def score_answers(
         decided_by=_decisions(decided, by_id),
         floors_met=_decisions(held, by_id),
         coverage=coverage,
-        evidence_verdict=verdict,
+        evidence_verdict="insufficient-evidence" if engine_unsettled(findings) else verdict,
         questions_to_send=questions,
         controls_in_place=_controls(ctx, cache_probe, bindings, period),
         mitigations=rule_mitigations(ctx) + control_mitigations(ctx),
+        advisories_not_checked=not_checked(advisories),
     )

@@ -130,6 +130,8 @@ def _exposure_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
 
 
 def _advisory_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
+    if adv.not_checked:  # listed in the result's advisories_not_checked, never silently
+        return None
     if not adv.engines:
         return _exposure_finding(ctx, adv) if adv.exposed_if else None
     if engine_unknown(ctx):

@@ -188,3 +188,7 @@ class ScoreResult(Model):
     questions_to_send: list[QuestionToSend] = Field(default_factory=list)
     controls_in_place: list[ControlInPlace] = Field(default_factory=list)
     mitigations: list[Mitigation] = Field(default_factory=list)
+    advisories_not_checked: dict[str, str] = Field(
+        default_factory=dict,
+        description="Advisories score cannot check (no question covers them): id -> why",
+    )
