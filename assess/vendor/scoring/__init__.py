@@ -128,7 +128,8 @@ def _decisions(
 
 def not_checked(advisories: Mapping[str, Advisory]) -> dict[str, str]:
     """Return the advisories no question covers, each with why (said, never skipped)."""
-    return {a.id: a.not_checked for a in advisories.values() if a.not_checked}
+    every = advisories.values() if isinstance(advisories, Mapping) else advisories
+    return {a.id: a.not_checked for a in every if a.not_checked}
 
 
 def score_answers(
