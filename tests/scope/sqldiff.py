@@ -250,6 +250,11 @@ def fixed_cases() -> list[Case]:
             [*c, _OBJ + ',\r"request_id": "r1"}', "\r", _OBJ + ', "request_id": "r2"}\r']
             + [_OBJ + ', "request_id": "r3",\r\r"x": 1}\r', "\r\r"],
         ),
+        Case(  # accfinal N1: a UTF-8 BOM opens the file (the recipe kept it on line 1)
+            "byte-order-mark",
+            [("\ufeff" + _OBJ + ', "request_id": "m1"}').encode(), *c]
+            + [("\ufeff" + _OBJ + ', "request_id": "m2"}').encode()],
+        ),
         Case(
             "latin-1", [*c, (_OBJ + ', "request_id": "l1", "prompt": "caf\xe9"}').encode("latin-1")]
         ),
@@ -390,10 +395,13 @@ def local_parquet(case: Case, tmp: Path) -> dict[str, Any] | None:
 #: printable ASCII, the backslash and the quote as ``\xNN``, so ``\x0A`` there is exactly a newline
 #: byte; each piece is cast back to its bytes. A line that is not UTF-8 or longer than 16 MiB (the
 #: local ``--max-line-bytes`` default) or that holds a NUL becomes a line starting with NUL, which
-#: the query skips as not JSON, as locally.
+#: the query skips as not JSON, as locally. A UTF-8 BOM opening the file is dropped, as the local
+#: readers drop it (accfinal N1: kept, it made line 1 not JSON: a false all-clear).
 DUCKDB_RECIPE = (
     "CREATE OR REPLACE TEMP TABLE assess_lines AS SELECT piece::BLOB AS bytes FROM (SELECT "
-    "unnest(string_split(content::VARCHAR, '\\x0A')) AS piece FROM read_blob('{path}'))",
+    "unnest(string_split(CASE WHEN starts_with(content::VARCHAR, '\\xEF\\xBB\\xBF') THEN "
+    "substr(content::VARCHAR, 13) ELSE content::VARCHAR END, '\\x0A')) AS piece "
+    "FROM read_blob('{path}'))",
     "CREATE OR REPLACE VIEW assess_logs AS SELECT CASE WHEN octet_length(bytes) > 16777216 "
     "THEN chr(0) WHEN try(decode(bytes)) IS NULL THEN chr(0) WHEN strpos(decode(bytes), chr(0)) "
     "> 0 THEN chr(0) || decode(bytes) ELSE decode(bytes) END AS line FROM assess_lines",
