@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from assess.deploy.models import Scalar
 from assess.deploy.serverlogs.pyrepr import Record, flatten, read_call, read_dict, read_pairs
@@ -98,6 +99,18 @@ class CacheSettings:
     raw: dict[str, Scalar] = field(default_factory=dict)
     raw_lines: dict[str, str] = field(default_factory=dict)
     raw_whole: bool = False
+
+    def node_fields(self, engine: str) -> dict[str, Any]:
+        """The ``ParsedServerLog`` fields these readings fill, for ``engine`` (one place for
+        both engines' readers)."""
+        return {
+            "cache_settings": ordered(engine, self.values),
+            "cache_settings_not_shown": not_shown(engine, self.values),
+            "cache_settings_source": self.source,
+            "engine_args": self.raw,
+            "engine_arg_lines": self.raw_lines,
+            "engine_args_whole": self.raw_whole,
+        }
 
     def take(self, args: Mapping[str, Scalar], hit: Hit, line: str = "") -> None:
         """Keep the engine's flags ``args`` read from ``hit`` (first reading wins).

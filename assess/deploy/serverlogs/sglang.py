@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from assess.deploy.models import ParsedServerLog, Role, Scalar
-from assess.deploy.serverlogs.cache_settings import not_shown, ordered, read_sglang
+from assess.deploy.serverlogs.cache_settings import read_sglang
 from assess.deploy.serverlogs.interface import (
     VERSION,
     ServerLogParser,
@@ -185,12 +185,7 @@ class SGLangParser(ServerLogParser):
             context_tokens=context,
             settings=settings,
             evidence=evidence | cache.evidence,
-            cache_settings=ordered("sglang", cache.values),
-            cache_settings_not_shown=not_shown("sglang", cache.values),
-            cache_settings_source=cache.source,
-            engine_args=cache.raw,
-            engine_arg_lines=cache.raw_lines,
-            engine_args_whole=cache.raw_whole,
+            **cache.node_fields("sglang"),
             hints={
                 "pool_tokens": "a line 'max_total_num_tokens=N, ...' or 'KV Cache is allocated. "
                 "#tokens: N, ...' (printed once the weights are loaded)",

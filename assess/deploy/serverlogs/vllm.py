@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from assess.deploy.models import ParsedServerLog, Role, Scalar
-from assess.deploy.serverlogs.cache_settings import not_shown, ordered, read_vllm
+from assess.deploy.serverlogs.cache_settings import read_vllm
 from assess.deploy.serverlogs.interface import (
     VERSION,
     ServerLogParser,
@@ -198,12 +198,7 @@ class VLLMParser(ServerLogParser):
             context_tokens=context,
             settings=settings,
             evidence=evidence | cache.evidence,
-            cache_settings=ordered("vllm", cache.values),
-            cache_settings_not_shown=not_shown("vllm", cache.values),
-            cache_settings_source=cache.source,
-            engine_args=cache.raw,
-            engine_arg_lines=cache.raw_lines,
-            engine_args_whole=cache.raw_whole,
+            **cache.node_fields("vllm"),
             hints={
                 "pool_tokens": "a line 'GPU KV cache size: N tokens' (older: '# GPU blocks: N'), "
                 "printed after the memory profiling run",
