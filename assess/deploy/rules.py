@@ -353,6 +353,8 @@ def refused_to_start(node: NodeView, dep: Deployment) -> list[NodeFinding]:
             f"the KV cache holds about {int(ctx * have / need):,} tokens ({sizes}; the "
             "refusal gives no token figure: context x available / needed)"
         )
+    elif settings.get("refusal_wording") == "no-kv-memory":
+        holds = "no memory was left for the KV cache at all (the refusal prints no figures)"
     else:
         holds = f"the KV cache is too small ({sizes})" if sizes else "the KV cache is too small"
     asked = f"{ctx:,} tokens" if ctx else "the configured context"

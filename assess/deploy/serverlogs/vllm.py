@@ -18,6 +18,13 @@ from assess.deploy.serverlogs.interface import (
 )
 from assess.deploy.serverlogs.sglang import scalar
 from assess.deploy.serverlogs.text import NUMBER, Hit, LogText, flex, to_int
+from assess.deploy.serverlogs.vllm_refusal import (
+    NO_KV_MEMORY,
+    NO_KV_MEMORY_WORDING,
+    REFUSAL_V0,
+    Refusal,
+    find_refusal,
+)
 
 _M = re.M
 _NUM = NUMBER
@@ -38,8 +45,16 @@ ENGINE_VERSION = re.compile(
 # Builds without version metadata print "v999.999.999" (vllm/version.py's fallback; real paste:
 # vllm-project/vllm#9532 "Initializing an LLM engine (v999.999.999) with config: ...").
 DEV_PLACEHOLDER = "999.999.999"
+# Newer servers print the version in an ASCII-art banner instead (vllm/entrypoints/utils.py
+# log_version_and_model, logo_template: " ▄▄ ▄█ █     █     █ ▀▄▀ █  version %s" over four
+# lines), or with VLLM_DISABLE_LOG_LOGO / no formatter: "vLLM server version %s, serving model
+# %s". real paste: "(APIServer pid=1) INFO 04-03 15:05:37 [utils.py:299]  ▄▄ ▄█ █     █     █
+# ▀▄▀ █  version 0.19.0" (code search; tests/deploy/test_refusal_pastes.py).
+SERVER_VERSION = re.compile(
+    r"(?:█[ \t]+version|" + flex("vLLM server version") + r")[ \t]+" + VERSION + r"(?![\w.+])"
+)
 # A startup begins at the API server banner, or (offline / engine-only logs) at the engine line.
-STARTUPS = (API_VERSION, ENGINE_VERSION)
+STARTUPS = (API_VERSION, SERVER_VERSION, ENGINE_VERSION)
 
 # Context length, most authoritative first:
 #   the engine config ("..., max_seq_len=131072, download_dir=None, ...", same line as above);
@@ -83,41 +98,6 @@ BLOCK_SIZES = (
 )
 DEFAULT_BLOCK_SIZE = 16  # vllm CacheConfig.block_size default on CUDA
 
-# Refusals to start when the pool cannot hold one max-length request.
-# V0 vllm/worker/worker.py raise_if_cache_size_invalid:
-#   f"The model's max seq len ({max_model_len}) is larger than the maximum number of tokens that
-#   can be stored in KV cache ({max_seq_len}). Try increasing `gpu_memory_utilization` ..."
-# real paste: vllm-project/vllm#10517 "... max seq len (29000) is larger than the maximum number
-# of tokens that can be stored in KV cache (23648)."
-REFUSAL_V0 = re.compile(
-    flex("max seq len (") + r"(\d+)\)[ \t]*"
-    + flex("is larger than the maximum number of tokens that can be stored in KV cache (")
-    + r"(\d+)\)"
-)  # fmt: skip
-# V1 vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory:
-#   f"To serve at least one request with the models's max seq len ({max_model_len}), "
-#   f"({needed:.2f} GiB KV cache is needed, which is larger than the available KV cache memory "
-#   f"({available:.2f} GiB). Based on the available memory, the estimated maximum model length is "
-#   f"{estimated}. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` ..."
-# (older builds say "GB" and omit the estimate; newer ones spell it "model's"). real pastes:
-# vllm-project/tpu-inference#223 ("models's ... (131072), (16.00 GiB ... (0.71 GiB) ... 5632"),
-# SergiioB/intel-arc-pro-b70-inference-cookbook#4 ("model's max seq len (100000), (4.26 GiB"),
-# and: "max seq len (196608), (11.62 GiB KV cache is needed, which is larger than the available
-# KV cache memory (9.38 GiB). Based on the available memory, the estimated maximum model length
-# is 158560."
-_REFUSAL_V1 = (
-    flex("To serve at least one request with the") + r"[ \t]*models?[ \t]*'[ \t]*s[ \t]*"
-    + flex("max seq len (") + r"(\d+)\)[ \t]*,"
-    + r"[ \t]*\([ \t]*(\d+(?:\.\d+)?)[ \t]*GI?B[ \t]*" + flex("KV cache is needed,")
-    + r"[^\n]{0,80}?" + flex("available KV cache memory (") + r"(\d+(?:\.\d+)?)[ \t]*GI?B\)"
-)  # fmt: skip
-_ESTIMATE = (
-    r"[ \t]*\.[ \t]*" + flex("Based on the available memory, the estimated maximum model")
-    + r"[ \t]*" + flex("length is") + r"[ \t]*(\d+)[ \t]*\."
-)  # fmt: skip
-# With the estimate first: a line wrap between the two halves must not hide the estimate.
-REFUSAL_V1 = (re.compile(_REFUSAL_V1 + _ESTIMATE, re.I), re.compile(_REFUSAL_V1 + r"()", re.I))
-
 # Disaggregation: KVTransferConfig(kv_connector='MooncakeConnector', ..., kv_role='kv_producer')
 # in "non-default args", or '{"kv_connector":"NixlConnector","kv_role":"kv_both"}' on the command
 # line (vllm/config/kv_transfer.py; real paste: "'kv_transfer_config': KVTransferConfig(
@@ -148,13 +128,16 @@ class VLLMParser(ServerLogParser):
     launch_markers = STARTUPS
     signatures = (
         (API_VERSION, 5),
+        (SERVER_VERSION, 5),
         (ENGINE_VERSION, 5),
         (GPU_KV_CACHE_SIZE, 5),
         (re.compile(r"Maximum concurrency for"), 3),
         (REFUSAL_V0, 3),
         (re.compile(r"Initializing[ \t]*an?[ \t]*(?:V[01][ \t]*)?LLM[ \t]*engine"), 3),
         (GPU_BLOCKS[0], 2),
-        (re.compile(r"To serve at least one request with the models?'s max seq len"), 3),
+        (re.compile(flex("To serve at least one request with the model")), 3),
+        (re.compile(flex("larger than the available KV cache memory")), 3),
+        (NO_KV_MEMORY, 3),
         (re.compile(r"EngineCore|vllm\.entrypoints|\[api_server\.py"), 2),
         (re.compile(r"vllm", re.I), 1),
     )
@@ -175,7 +158,7 @@ class VLLMParser(ServerLogParser):
         context = self._context(last, evidence, refusal)
         version = None
         # the engine line's version ends at ')', so a wrapped one is never read short
-        hit = log.find_first_of((ENGINE_VERSION, API_VERSION))
+        hit = log.find_first_of((ENGINE_VERSION, API_VERSION, SERVER_VERSION))
         if hit is not None and hit.value.startswith(DEV_PLACEHOLDER):
             notes.append(f"version {hit.value} is vLLM's placeholder for a build without version "
                          "metadata: the version is unknown")  # fmt: skip
@@ -216,24 +199,23 @@ class VLLMParser(ServerLogParser):
         settings: dict[str, Scalar],
         evidence: dict[str, str],
         notes: list[str],
-    ) -> tuple[int, int | None, Hit] | None:
-        """Return (max seq len, pool tokens or None, hit) when the engine refused to start."""
-        hit = log.find_last(REFUSAL_V0)
-        if hit is not None:
-            result = (to_int(hit.groups[0] or "") or 0, to_int(hit.groups[1] or ""), hit)
-        else:
-            hit = log.find_first_of(REFUSAL_V1)
-            if hit is None:
-                return None
-            estimate = to_int(hit.groups[3] or "")
-            if estimate is not None:
-                notes.append("the pool is vLLM's own estimate of the longest request that fits")
-            result = (to_int(hit.groups[0] or "") or 0, estimate, hit)
-            settings["kv_cache_needed_gib"] = float(hit.groups[1] or 0)
-            settings["kv_cache_available_gib"] = float(hit.groups[2] or 0)
+    ) -> Refusal | None:
+        """Return the refusal to start (every wording), recording it in ``settings``."""
+        refusal = find_refusal(log)
+        if refusal is None:
+            return None
+        if refusal.holds is not None and refusal.wording == "v1":
+            notes.append("the pool is vLLM's own estimate of the longest request that fits")
+        if refusal.needed_gib is not None and refusal.available_gib is not None:
+            settings["kv_cache_needed_gib"] = refusal.needed_gib
+            settings["kv_cache_available_gib"] = refusal.available_gib
+        if refusal.wording == NO_KV_MEMORY_WORDING:
+            settings["refusal_wording"] = refusal.wording
+            notes.append("vLLM found no memory at all for the KV cache; the refusal prints no "
+                         "figures (pool unknown)")  # fmt: skip
         settings["refused_to_start"] = True
-        evidence["settings.refused_to_start"] = hit.cite()
-        return result
+        evidence["settings.refused_to_start"] = refusal.hit.cite()
+        return refusal
 
     def _pool(
         self,
@@ -241,7 +223,7 @@ class VLLMParser(ServerLogParser):
         settings: dict[str, Scalar],
         evidence: dict[str, str],
         notes: list[str],
-        refusal: tuple[int, int | None, Hit] | None,
+        refusal: Refusal | None,
     ) -> int | None:
         concurrency = log.find_last(MAX_CONCURRENCY)
         if concurrency is not None:
@@ -263,9 +245,9 @@ class VLLMParser(ServerLogParser):
             settings["block_size"] = block_size
             evidence["pool_tokens"] = f"{hit.cite()} (x block size {block_size})"
             return count * block_size
-        if refusal is not None and refusal[1] is not None:
-            evidence["pool_tokens"] = refusal[2].cite()
-            return refusal[1]
+        if refusal is not None and refusal.holds is not None:
+            evidence["pool_tokens"] = refusal.hit.cite()
+            return refusal.holds
         return None
 
     def _assumed_block_size(
@@ -307,12 +289,12 @@ class VLLMParser(ServerLogParser):
         self,
         log: LogText,
         evidence: dict[str, str],
-        refusal: tuple[int, int | None, Hit] | None,
+        refusal: Refusal | None,
     ) -> int | None:
         hit = log.find_first_of((MAX_SEQ_LEN, USING_MAX_MODEL_LEN, MAX_CONCURRENCY))
-        if hit is None and refusal is not None:
-            evidence["context_tokens"] = refusal[2].cite()
-            return refusal[0]
+        if hit is None and refusal is not None and refusal.asked is not None:
+            evidence["context_tokens"] = refusal.hit.cite()
+            return refusal.asked
         if hit is None:
             hit = log.find_first_of((ARGS_MAX_MODEL_LEN, CLI_MAX_MODEL_LEN))
         if hit is None:
