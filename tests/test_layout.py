@@ -75,8 +75,8 @@ def test_kernel_imports_no_feature() -> None:
 
 #: The features a feature may import besides kernel. Only report combines the others; the
 #: exceptions are the advisories catalogue (the incidents), which scoring, scope and deploy-check
-#: are judged against, the controls crosswalk, which names the framework controls of scoring's
-#: findings, and the portfolio, which ranks what the vendor feature scores.
+#: are judged against, the controls crosswalk, which names the framework controls of scoring's and
+#: deploy-check's findings, and the portfolio, which ranks what the vendor feature scores.
 ALLOWED = {
     "advisories": set(),
     "controls": set(),
@@ -84,7 +84,7 @@ ALLOWED = {
     "scope": {"advisories"},
     "probe": set(),
     "lab": set(),
-    "deploy": {"advisories"},
+    "deploy": {"advisories", "controls"},
     "report": set(FEATURES) - {"report", "portfolio"},
     "portfolio": {"vendor"},
 }

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from assess.advisories.models import Advisory
+from assess.controls.catalogue import load_crosswalk
 from assess.deploy.models import (
     DeployAbout,
     DeployCheckResult,
@@ -127,7 +128,8 @@ def _run_rules(
     for dep_rule in DEPLOYMENT_RULES:
         findings.extend(dep_rule(dep))
     findings.sort(key=lambda f: _ORDER[f.severity])
-    return findings
+    crosswalk = load_crosswalk()  # the controls each finding shows not satisfied, as score's
+    return [f.model_copy(update={"controls": crosswalk.for_finding(f.id)}) for f in findings]
 
 
 def _report(

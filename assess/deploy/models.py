@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from assess.controls.models import ControlRef
 from assess.kernel.common import Finding, InputFile, Severity
 from assess.kernel.model import Model
 
@@ -138,9 +139,14 @@ class NodeLog(Model):
 
 
 class NodeFinding(Finding):
-    """A deploy-check finding: a :class:`Finding` plus the node it concerns (None: all nodes)."""
+    """A deploy-check finding: a :class:`Finding` plus the node it concerns (None: all nodes)
+    and the framework controls its id maps to (controls/crosswalk.yaml), as score's carry."""
 
     node: str | None = None
+    controls: list[ControlRef] = Field(
+        default_factory=list,
+        description="Framework controls it shows not satisfied (controls/crosswalk.yaml)",
+    )
 
 
 class NodeReport(Model):

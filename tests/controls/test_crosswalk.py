@@ -244,12 +244,12 @@ def _enclosing_functions(tree: ast.AST) -> Iterator[tuple[ast.AST, ast.Call]]:
                     yield fn, node
 
 
-def code_finding_ids() -> tuple[set[str], list[str]]:
-    """Return the finding ids (and 'family.' prefixes) the code builds, and the calls whose id
-    could not be read."""
+def code_finding_ids(package: Path = PACKAGE) -> tuple[set[str], list[str]]:
+    """Return the finding ids (and 'family.' prefixes) the code under ``package`` builds, and the
+    calls whose id could not be read."""
     ids: set[str] = set()
     unread: list[str] = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted(package.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for fn, call in _enclosing_functions(tree):
             arg = BUILDERS[_called(call)](call)
