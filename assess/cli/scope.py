@@ -64,11 +64,13 @@ def _ids_csv(run: ScopeRun) -> str:
 
 def render(result: ScopeResult, console: Console) -> None:
     """Print the summary tables (never prompt or response text)."""
+    from assess.scope.filter import trigger_words
+
     f, c = result.filter, result.counts
     console.print(
         f"[bold]scope[/bold] {f.advisory_id or '(ad hoc)'}: models {', '.join(f.model_names)}, "
         f"{f.since.isoformat()} .. {f.until.isoformat()} (inclusive), "
-        f"prompt tokens > {f.min_prompt_tokens:,}; preset {result.preset}"
+        f"{trigger_words(f)}; preset {result.preset}"
         + (f"; served by {f.serving_platform}" if f.serving_platform else "")
     )
     render_platform(result, console)

@@ -15,7 +15,7 @@ from assess.kernel.errors import UsageError
 
 if TYPE_CHECKING:
     from assess.scope.api import ScopeRun
-    from assess.scope.models import ScopeResult
+    from assess.scope.models import ScopeFilter, ScopeResult
 
 # The platform statement (N, V, who served): shared by `assess scope` and `assess report`, so
 # both take the same names, meaning and bounds.
@@ -76,7 +76,15 @@ def write_exposure_files(run: ScopeRun, extra: dict[str, Any]) -> None:
 
 def exposure_table(result: ScopeResult) -> Table:
     """The exposure table: received, possibly affected and disclosed requests."""
+    from assess.scope.filter import has_trigger
+
     a, p, d = result.affected, result.possibly_affected, result.disclosed
+    estimate = (
+        f"estimate from prompt text ({p.with_prompt_text:,}): over {p.estimate_over}, "
+        f"crosses {p.estimate_crosses}, under {p.estimate_under}; "
+        if has_trigger(result.filter)
+        else ""
+    )
     summary = Table("", "requests", "accounts", "no account", "detail", title="Exposure")
     summary.add_row(
         "received (affected)",
@@ -91,9 +99,7 @@ def exposure_table(result: ScopeResult) -> Table:
         f"{p.requests:,}",
         f"{len(p.accounts):,}",
         "",
-        f"estimate from prompt text ({p.with_prompt_text:,}): over {p.estimate_over}, "
-        f"crosses {p.estimate_crosses}, under {p.estimate_under}; status "
-        + (", ".join(f"{k}: {v}" for k, v in p.status.items()) or "-"),
+        f"{estimate}status " + (", ".join(f"{k}: {v}" for k, v in p.status.items()) or "-"),
     )
     summary.add_row(
         "disclosed (could be read)",
@@ -118,11 +124,7 @@ def render_platform(result: ScopeResult, console: Console) -> None:
     provider and the user stated none (``--served-by`` would tell)."""
     f = result.filter
     if f.advisory_id is not None and not f.platforms:
-        console.print(
-            "platform: not checked: --model replaces the advisory's models and with them its "
-            "platform binding, so rows on any platform count",
-            markup=False,
-        )
+        console.print(f"platform: {platform_not_checked(f)}", markup=False)
     elif f.platforms and not f.provider_recorded and not f.serving_platform:
         console.print(
             f"platform: the {result.preset} export records no serving provider or endpoint: "
@@ -130,6 +132,17 @@ def render_platform(result: ScopeResult, console: Console) -> None:
             "with --served-by PLATFORM (e.g. --served-by workers-ai)",
             markup=False,
         )
+
+
+def platform_not_checked(f: ScopeFilter) -> str:
+    """Why the platform is not checked: ``--model`` dropped the advisory's binding, or the
+    advisory has none."""
+    if f.models_given:
+        return (
+            "not checked: --model replaces the advisory's models and with them its platform "
+            "binding, so rows on any platform count"
+        )
+    return f"not checked: {f.advisory_id} binds no platform, so rows on any platform count"
 
 
 def render_method(result: ScopeResult, console: Console) -> None:

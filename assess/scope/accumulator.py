@@ -30,8 +30,8 @@ from assess.scope.estimate import exposure_range
 from assess.scope.evidence import EXIT_CODES, Tally, Verdict, assess, platform_share
 from assess.scope.exposure import VERDICTS, Exposure
 from assess.scope.filter import end_of_day as end_of_day
+from assess.scope.filter import has_trigger, threshold, window_ns
 from assess.scope.filter import make_filter as make_filter
-from assess.scope.filter import threshold, window_ns
 from assess.scope.logs.timestamps import ns_to_datetime
 from assess.scope.models import (
     AccountCount,
@@ -270,7 +270,7 @@ class ScopeAccumulator:
             possibly_affected=possibly,
             disclosed=self._disclosed(platform_requests, platform_tokens, platform_mean_tokens),
             candidate_foreign_data=foreign_data((self.affected, self.unknown)),
-            own_overlap=self.exposure.own_overlap(),
+            own_overlap=self.exposure.own_overlap() if has_trigger(self.filter) else None,
             skipped=self.skipped,
             skipped_listed=len(self.skipped),
             exit_code=EXIT_CODES[verdict],

@@ -220,7 +220,11 @@ def no_range(scope: ScopeFilter) -> str:
 
 def _why_not(scope: ScopeFilter) -> str | None:
     if scope.advisory_id is None or scope.leaked_responses is None:
-        return "no advisory with a count of leaked responses"
+        return (
+            "the advisory gives no count of leaked responses"
+            if scope.advisory_id
+            else "no advisory with a count of leaked responses"
+        )
     if not scope.advisory_filter:
         return NOT_THE_ADVISORY
     if not scope.context_tokens:

@@ -1,13 +1,13 @@
 """Each in-window request's platform and verdict, and the source set S (docs/exposure.md).
 
-The accumulator hands every in-window request to the model here, its details loaded. A row is
-*served elsewhere* when its serving provider or endpoint names another platform than the
-advisory's; otherwise its verdict comes from its prompt count against the trigger, the platform
-being confirmed, the count being native, and its distance from the trigger. The source set S
-holds the requests that could have been read by a leak: they reached the model (not a cache
-replay, not rejected before inference), on the platform or on one that cannot be told, with a
-prompt at or under the trigger or of unknown length (an over-length prompt was replaced by a
-one-token placeholder and never written to the pool). Columnar: no Python object per row.
+Every in-window request comes here, its details loaded. A row is *served elsewhere* when its
+provider or endpoint names another platform than the advisory's; otherwise its verdict comes
+from its prompt count against the trigger, the platform being confirmed, the count being native,
+and its distance from the trigger. The source set S holds the requests that could have been read
+by a leak: they reached the model (not a cache replay, not rejected before inference), on the
+platform or one that cannot be told, with a prompt at or under the trigger or of unknown length
+(an over-length prompt became a one-token placeholder, never written to the pool); no trigger,
+no S. Columnar: no Python object per row.
 """
 
 from __future__ import annotations
@@ -57,6 +57,8 @@ REASON_FALLBACK = "fallback token count (native count missing; they differ by -3
 REASON_MARGIN = "count within the margin of the trigger"
 OVERLAP_OFF = "not checked: turned off with --no-own-overlap"
 EXCLUDED_OVER = "over the trigger: prompt replaced by a placeholder, never written to the pool"
+#: The same rows when no prompt-length trigger applies (prefix-cache sharing: no stale reads)
+EXCLUDED_NO_TRIGGER = "in scope: no prompt-length trigger, so no source set of stale reads"
 EXCLUDED_REPLAY = "cache replay: answered from a cache, never reached the model"
 EXCLUDED_REJECTED = "rejected before inference (HTTP 4xx)"
 EXCLUDED_ELSEWHERE = "served by another platform"
@@ -309,6 +311,7 @@ class Exposure:
     ) -> None:
         n_else, n_aff, n_pos = _sum(elsewhere), _sum(affected), _sum(possibly)
         n_replay, n_rejected = _sum(replay), _sum(rejected)
+        over_key = EXCLUDED_OVER if cut(self.scope) else EXCLUDED_NO_TRIGGER  # 0: no trigger
         self.verdicts.update(
             {
                 "affected": n_aff,
@@ -324,7 +327,7 @@ class Exposure:
                 EXCLUDED_ELSEWHERE: n_else,
                 EXCLUDED_REPLAY: n_replay,
                 EXCLUDED_REJECTED: n_rejected,
-                EXCLUDED_OVER: _sum(pc.and_(live, over)),
+                over_key: _sum(pc.and_(live, over)),
             }
         )
         if n_else:
@@ -380,15 +383,10 @@ class Exposure:
                     for name in SOURCE_COLUMNS
                 }
             )
-        # by time, id, then the rest: one order whether rows came serially, from workers or an
-        # engine
+        # by time, id, then the rest (ties: every column): one order whether rows came serially,
+        # from workers or an engine
         table = pa.concat_tables(self.sources)
-        return table.take(
-            pc.sort_indices(
-                table,
-                [(name, "ascending") for name in SOURCE_COLUMNS],  # ties: every column
-            )
-        )
+        return table.take(pc.sort_indices(table, [(name, "ascending") for name in SOURCE_COLUMNS]))
 
 
 def _blank_null(column: Any) -> Any:

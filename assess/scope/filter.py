@@ -52,10 +52,9 @@ def make_filter(
             f"{until_from} {end.isoformat()} is before {since_from} {start.isoformat()}",
             "Give --since and --until that make a window with its start before its end.",
         )
-    threshold = min_prompt_tokens
-    if threshold is None:
-        trigger = advisory.trigger if advisory else None
-        threshold = trigger.prompt_tokens_gt if trigger else 0
+    trigger = advisory.trigger if advisory else None
+    threshold = min_prompt_tokens if min_prompt_tokens is not None else 0
+    threshold = trigger.prompt_tokens_gt if trigger and min_prompt_tokens is None else threshold
     own = advisory is not None and not names and since is None and until is None
     own = own and min_prompt_tokens in (None, threshold if advisory else None)
     deployment = advisory.deployment if advisory else None
@@ -73,6 +72,7 @@ def make_filter(
         if deployment
         else None,
         advisory_published=advisory.published if advisory else None,
+        models_given=bool(names),
     )
 
 
@@ -90,6 +90,20 @@ def window_ns(scope: ScopeFilter) -> tuple[int, int]:
     """
     since, until = datetime_to_ns(_utc(scope.since)), datetime_to_ns(_utc(scope.until)) + 999
     return max(since, MIN_NS), min(until, MAX_NS)
+
+
+def has_trigger(scope: ScopeFilter) -> bool:
+    """Return True when a prompt-length trigger applies (over-length prompts, the source set S
+    of stale reads, our prompts in over-length responses); an advisory without one
+    (prefix-cache sharing) counts every prompt length and draws no source set."""
+    return scope.min_prompt_tokens > 0
+
+
+def trigger_words(scope: ScopeFilter) -> str:
+    """Return the trigger as the scope line reads it."""
+    if has_trigger(scope):
+        return f"prompt tokens > {scope.min_prompt_tokens:,}"
+    return "no prompt-length trigger"
 
 
 def threshold(scope: ScopeFilter) -> int:

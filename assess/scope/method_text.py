@@ -48,7 +48,7 @@ def _filter(m: Mapping[str, Any]) -> str:
         return "the advisory's own models, window and trigger"
     return (
         "not the advisory's: --model, --since, --until or --min-prompt-tokens replaced part of "
-        "it, so the advisory's count of leaked responses and pool size are not applied"
+        "it, so the advisory's own figures are not applied"
     )
 
 
@@ -57,14 +57,22 @@ def _window(m: Mapping[str, Any]) -> str:
     return f"{window[0]} to {window[1]}, inclusive" if len(window) == 2 else "not given"
 
 
+def _trigger_given(m: Mapping[str, Any]) -> bool:
+    return bool(m.get("trigger_prompt_tokens_gt"))
+
+
 def _trigger(m: Mapping[str, Any]) -> str:
     value = m.get("trigger_prompt_tokens_gt")
+    if not _trigger_given(m):
+        return "none: every prompt length counts"
     return f"prompt tokens strictly over {_words(value)}"
 
 
 def _platforms(m: Mapping[str, Any]) -> str:
     if m.get("platforms"):
         return _words(m["platforms"])
+    if m.get("models_given") is False and m.get("advisory"):  # older packs lack the key
+        return f"not checked: {m['advisory']} binds no platform, so rows on any platform count"
     return (
         "not checked: no platform binding (--model replaces the advisory's models and with "
         "them its platform), so rows on any platform count"
@@ -87,7 +95,7 @@ def _v(m: Mapping[str, Any]) -> str:
 def _own(m: Mapping[str, Any]) -> str:
     value = m.get("own_prompts_in_over_length_responses")
     if not value:
-        return "not checked"
+        return "not checked" if _trigger_given(m) else "not checked: no prompt-length trigger"
     status, _, why = str(value).partition(": ")
     return f"{status.replace('_', ' ')}: {why}" if why else status.replace("_", " ")
 
@@ -127,7 +135,7 @@ _PARTS: dict[str, tuple[str, Callable[[Mapping[str, Any]], str]]] = {
     "own_prompts_in_over_length_responses": ("Our prompts in over-length responses", _own),
 }
 #: read as part of another key's sentence
-_FOLDED = ("advisory_published", "V_from")
+_FOLDED = ("advisory_published", "V_from", "models_given")
 
 
 def method_lines(method: Mapping[str, Any]) -> list[tuple[str, str | list[str]]]:
@@ -142,6 +150,8 @@ def method_lines(method: Mapping[str, Any]) -> list[tuple[str, str | list[str]]]
             lines.append(("Assumptions", items or ["none: no range was computed"]))
         elif key in _PARTS:
             label, read = _PARTS[key]
+            if key == "own_prompts_in_over_length_responses" and not _trigger_given(method):
+                label = "Our prompts in other responses"  # no trigger: no over-length response
             lines.append((label, read(method)))
         else:  # a key added later: its name and value in words
             lines.append((key.replace("_", " ").capitalize(), _words(value)))

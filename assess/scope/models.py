@@ -92,9 +92,7 @@ class ScopeFilter(Model):
     platforms: list[Platform] = Field(
         default_factory=list, description="The advisory's platforms (empty: no platform binding)"
     )
-    serving_platform: str | None = Field(
-        default=None, description="The platform the preset's export is served by, if one"
-    )
+    serving_platform: str | None = None  # the platform the preset's export is served by, if one
     native_counts: bool = Field(
         default=False, description="The preset tells a native prompt count from a fallback one"
     )
@@ -110,6 +108,7 @@ class ScopeFilter(Model):
         default=None, description="The most tokens a leaked response attended over (C)"
     )
     advisory_published: date | None = None
+    models_given: bool = False  # --model replaced the advisory's models (and its platforms)
 
 
 class Counts(Model):

@@ -142,6 +142,7 @@ def method_statement(result: ScopeResult) -> dict[str, Any]:
         "window": [_stamp(f.since), _stamp(f.until)],
         "trigger_prompt_tokens_gt": f.min_prompt_tokens,
         "platforms": [p.name for p in f.platforms],
+        "models_given": f.models_given,
         "serving_platform": f.serving_platform,
         "verdicts": b.by_verdict,
         "possibly_affected_reasons": result.possibly_affected.by_reason,
