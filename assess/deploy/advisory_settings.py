@@ -81,7 +81,14 @@ def fact_state(fact: SettingFact, node: NodeView) -> tuple[State, list[str]]:
 
 
 def version_verdict(adv: Advisory, node: NodeView) -> str:
-    """Return affected, not-affected, cannot-tell, or unknown (no version in the log)."""
+    """Return affected, not-affected, cannot-tell, or unknown (no version in the log).
+
+    An advisory that names no range of this engine is about settings (the prompt-cache sharing
+    class): they expose it in every version, unless a request field can isolate it there, which
+    a startup log cannot show (then not-affected, and the finding says so at medium).
+    """
+    if not adv.engines_named(node.log.engine):
+        return "not-affected" if _request_mitigations(adv, node) else "affected"
     if node.version is None:
         return "unknown"
     verdicts = {scope.verdict(str(node.version)) for scope in adv.engines_named(node.log.engine)}
