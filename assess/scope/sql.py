@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,10 +31,11 @@ from assess.kernel.errors import UsageError
 from assess.kernel.model_ids import BUILD_SUFFIXES
 from assess.scope.fields import CANONICAL_FIELDS, EXPOSURE_FIELDS, INTEGER_FIELDS
 from assess.scope.filter import threshold, window_ns, with_preset
-from assess.scope.logs.presets import Condition, Preset
+from assess.scope.logs.presets import Preset
 from assess.scope.logs.timestamps import OUT_OF_RANGE
 from assess.scope.models import ScopeFilter
 from assess.scope.sql_json import PASSES, collapsed, json_tokens, strict_json
+from assess.scope.sql_paths import Walk
 from assess.scope.sql_rules import ENVELOPE, JSON_FORMS, condition, envelope, typed_rule
 from assess.scope.sql_time import (
     ISO_PARTS,
@@ -81,53 +81,20 @@ class Query:
     definition: str
 
 
-def json_path(path: str, flat: bool = False) -> str:
-    """Return the JSONPath of a dotted path (``a.0.b`` -> ``$.a[0].b``); ``flat``: one key."""
-    keys = [path] if flat else path.split(".")
-    out = "$"
-    for key in keys:
-        if key.isdigit() and not flat:
-            out += f"[{key}]"
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-            out += f".{key}"
-        else:
-            out += '."' + key.replace('"', '\\"') + '"'
-    return out
-
-
-def _extract(path: str) -> str:
-    """The text at ``path``; a key equal to the whole dotted path wins, as in get_path. Where
-    the first key holds a string of JSON (a stringified ``metadata`` column), the rest of the
-    path is read inside it, as get_path walks into such a string (one level: a string inside
-    that string is not opened)."""
-    nested = f"json_extract_string(line, {lit(json_path(path))})"
-    if "." not in path:
-        return nested
-    head, rest = path.split(".", 1)
-    held = f"json_extract_string(line, {lit(json_path(head))})"
-    inside = (
-        f"CASE WHEN JSON_VALID({held}) THEN json_extract_string({held}, {lit(json_path(rest))}) END"
-    )
-    flat = f"json_extract_string(line, {lit(json_path(path, True))})"
-    return f"COALESCE({flat}, {nested}, {inside})"
-
-
-def _first(paths: list[str], skip: Sequence[str] = ()) -> str:
+def _first(walk: Walk, paths: list[str], skip: Sequence[str] = ()) -> str:
     """The first of ``paths`` whose text is not null, "" or one of ``skip`` (placeholders)."""
-    texts = [_extract(p) for p in paths]
+    texts = [walk.extract(p) for p in paths]
     for value in ("", *skip):
         texts = [f"NULLIF({t}, {lit(value)})" for t in texts]
     return f"COALESCE({', '.join(texts)})" if texts else "CAST(NULL AS VARCHAR)"
 
 
-def _condition(when: Condition) -> str:
-    return condition(when, _extract(when.path), json_path)
-
-
-def _non_request(preset: Preset) -> str:
+def _non_request(preset: Preset, walk: Walk) -> str:
     if not preset.non_request:
         return "CAST(NULL AS VARCHAR)"
-    cases = " ".join(f"WHEN {_condition(r.when)} THEN {lit(r.reason)}" for r in preset.non_request)
+    cases = " ".join(
+        f"WHEN {condition(r.when, walk)} THEN {lit(r.reason)}" for r in preset.non_request
+    )
     return f"CASE {cases} END"
 
 
@@ -165,10 +132,14 @@ def definition(preset: Preset, scope: ScopeFilter, table: str, column: str) -> s
 
 
 def _fields(preset: Preset, table: str, column: str) -> str:
-    """CTEs src, parsed, f: the records (non-blank lines), which are objects, their raw fields."""
-    fields, skip = preset.fields, preset.no_value
-    first = {n: _first(fields.get(n, []), skip.get(n, ())) for n in _TEXT}
+    """CTEs src, parsed, the walk's (the nodes of dotted paths), f: the records (non-blank
+    lines), which are objects, their raw fields."""
+    fields, skip, walk = preset.fields, preset.no_value, Walk()
+    first = {n: _first(walk, fields.get(n, []), skip.get(n, ())) for n in _TEXT}
     texts = ", ".join(f"CASE WHEN ok THEN {first[n]} END AS {n}" for n in _TEXT)
+    raw = {n: _first(walk, fields.get(n, [])) for n in ("timestamp", "model", "prompt_tokens")}
+    rules = _non_request(preset, walk)
+    walked, source = walk.ctes("parsed")
     return f"""src AS (
   SELECT {column} AS line FROM {table} WHERE REGEXP_MATCHES({column}, {lit(_NOT_BLANK)})
 ), lexed AS (
@@ -181,16 +152,16 @@ def _fields(preset: Preset, table: str, column: str) -> str:
   SELECT line, ASSESS_UNDECODED(line) AS undecoded,
     valid AND {strict_json("tokens", "before", "last")} AS ok
   FROM (SELECT line, valid, tokens, before, {collapsed("before")} AS last FROM folded) AS l
-), f AS (
+), {"".join(w + ", " for w in walked)}f AS (
   SELECT ok, undecoded,
-    CASE WHEN ok THEN {_non_request(preset)} END AS non_request,
+    CASE WHEN ok THEN {rules} END AS non_request,
     CASE WHEN ok THEN json_extract(line, '$.error') END AS error,
     CASE WHEN ok THEN {envelope()} END AS envelope,
-    CASE WHEN ok THEN {_first(fields["timestamp"])} END AS ts_raw,
-    CASE WHEN ok THEN {_first(fields["model"])} END AS model_raw,
-    CASE WHEN ok THEN {_first(fields.get("prompt_tokens", []))} END AS tok_raw,
+    CASE WHEN ok THEN {raw["timestamp"]} END AS ts_raw,
+    CASE WHEN ok THEN {raw["model"]} END AS model_raw,
+    CASE WHEN ok THEN {raw["prompt_tokens"]} END AS tok_raw,
     {texts}
-  FROM parsed
+  FROM {source}
 )"""
 
 

@@ -9,7 +9,8 @@ missing key are both SQL NULL, ``2.0`` and ``"2.0"`` the same text. So a rule re
 type too: ``ASSESS_JSON_NULL(line, path, parent, key)`` (rewritten per dialect by
 :func:`json_null_form`) and, for a rule that compares numbers, DuckDB's ``json_type``; the other
 dialects refuse such a preset (:func:`typed_rule`), as their text functions do not tell a number
-from a string.
+from a string. Both read the value where :class:`assess.scope.sql_paths.Walk` finds it: in the
+line, or in the node column of its parent when a string holding JSON is on the way.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from assess.scope.logs.presets import Condition, Preset
+from assess.scope.sql_paths import Walk
 from assess.scope.sql_time import lit
 
 _NUMBERS = "('UBIGINT', 'BIGINT', 'HUGEINT', 'DOUBLE')"
@@ -44,25 +46,19 @@ def typed_rule(preset: Preset) -> str | None:
     return None
 
 
-def _paths(path: str, json_path: Callable[..., str]) -> tuple[str, str, str]:
-    """(JSONPath of ``path``, JSONPath of its parent object, its last key)."""
-    keys = path.split(".")
-    parent = json_path(".".join(keys[:-1])) if len(keys) > 1 else "$"
-    return json_path(path), parent, keys[-1]
-
-
-def condition(when: Condition, value: str, json_path: Callable[..., str]) -> str:
-    """SQL true when ``when`` holds; ``value`` is the path's text (NULL: missing or null)."""
+def condition(when: Condition, walk: Walk) -> str:
+    """SQL true when ``when`` holds, its path read as ``walk`` reads it (through strings
+    holding JSON, as get_path): its text (NULL: missing or null), JSON null, JSON type."""
+    value = walk.extract(when.path)
     if when.missing is not None:
         absent = f"({value} IS NULL OR {value} = '')"
         return absent if when.missing else f"NOT {absent}"
-    nested, parent, key = _paths(when.path, json_path)
-    null = f"ASSESS_JSON_NULL(line, {lit(nested)}, {lit(parent)}, {lit(key)})"
+    null = walk.is_null(when.path)
     items = _items(when)
     numbers = [float(v) for v in items if _is_number(v)]
     texts = [_scalar(v) for v in items if v is not None and not _is_number(v)]
     if numbers:  # DuckDB only (typed_rule): text compares strings, numbers compare as numbers
-        kind = f"json_type(line, {lit(nested)})"
+        kind = walk.json_type(when.path)
         as_text = (
             f"({kind} NOT IN {_NUMBERS} AND {value} IN ({', '.join(texts)}))" if texts else "FALSE"
         )
@@ -101,6 +97,20 @@ def json_null_form(dialect: str, args: list[Any]) -> str:
     return f"(JSON_TYPE({line}, {nested}) = 'NULL')"
 
 
+def json_child_form(dialect: str, args: list[Any]) -> str:
+    """``ASSESS_JSON_CHILD(node, path)`` in ``dialect``: the child's text, an object's or
+    array's as JSON, a string's contents (JSON null: NULL, or ``null`` that is not opened)."""
+    node, path = (a.sql(dialect="duckdb") for a in args)
+    if dialect == "spark":
+        return f"GET_JSON_OBJECT({node}, {path})"
+    if dialect in ("trino", "athena"):
+        scalar, text = f"JSON_EXTRACT_SCALAR({node}, {path})", f"JSON_EXTRACT({node}, {path})"
+        return f"COALESCE({scalar}, JSON_FORMAT({text}))"
+    if dialect == "bigquery":
+        return f"COALESCE(JSON_VALUE({node}, {path}), JSON_QUERY({node}, {path}))"
+    return f"json_extract_string({node}, {path})"
+
+
 def json_container_form(dialect: str, args: list[Any]) -> str:
     """``ASSESS_JSON_CONTAINER(line, path)`` in ``dialect``: the path holds an object or array
     (Spark: or a string starting like one, which it cannot tell apart: refused too)."""
@@ -131,6 +141,7 @@ JSON_FORMS: dict[str, Callable[[str, list[Any]], str]] = {
     "ASSESS_UNDECODED": undecoded_form,
     "ASSESS_JSON_NULL": json_null_form,
     "ASSESS_JSON_CONTAINER": json_container_form,
+    "ASSESS_JSON_CHILD": json_child_form,
 }
 #: The skip reason of a line the query does not open: --from-engine-results refuses a result
 #: that counts one (the local reader opens it into its records).

@@ -136,7 +136,7 @@ def _input_as(rid: str, text: str) -> str:
     return _bedrock(rid, "ModelInvocationLog").replace(held, '"input": ' + text)
 
 
-def _new_api(rid: int, kind: Any, tokens: Any = 700_000, **extra: Any) -> str:
+def new_api(rid: int, kind: Any, tokens: Any = 700_000, **extra: Any) -> str:
     """A new-api logs row (model/log.go: type 2 consume, 5 error; created_at epoch seconds)."""
     row = {
         "id": rid,
@@ -154,6 +154,55 @@ def _new_api(rid: int, kind: Any, tokens: Any = 700_000, **extra: Any) -> str:
         "request_id": f"na-{rid}",
     }
     return json.dumps(row | extra)
+
+
+def span(
+    rid: str, tokens: Any = 700_000, kind: Any = "LLM", model: str = "glm-5.3"
+) -> dict[str, Any]:
+    """An OpenInference span as Phoenix's span JSON nests it (attributes as nested objects; see
+    assess/scope/logs/presets/openinference.yaml for the spec it cites)."""
+    return {
+        "context": {"span_id": rid, "trace_id": "t-1"},
+        "span_kind": "LLM",
+        "start_time": IN_WINDOW,
+        "attributes": {
+            "llm": {"model_name": model, "token_count": {"prompt": tokens, "completion": 3}},
+            "openinference": {"span": {"kind": kind}},
+        },
+    }
+
+
+def stringified(record: dict[str, Any], path: str, doubled: bool = False) -> dict[str, Any]:
+    """``record`` with the object at dotted ``path`` replaced by its JSON text (a stringified
+    column); ``doubled``: its quotes doubled once more than CSV needs (Helicone's export CSV)."""
+    out = json.loads(json.dumps(record))
+    *parents, last = path.split(".")
+    holder = out
+    for key in parents:
+        holder = holder[key]
+    text = json.dumps(holder[last])
+    holder[last] = text.replace('"', '""') if doubled else text
+    return out
+
+
+def nest(record: dict[str, Any], *paths: str, doubled: bool = False) -> str:
+    """``record`` with each of ``paths`` stringified, innermost first (a string in a string):
+    the line's text."""
+    for path in sorted(paths, key=len, reverse=True):
+        record = stringified(record, path, doubled)
+    return json.dumps(record)
+
+
+def _helicone(rid: str, body: Any, tokens: Any = 700_000) -> str:
+    """A HeliconeRequest row (samples/logs/helicone.jsonl's keys) with ``request_body``."""
+    row = {
+        "request_id": rid,
+        "request_created_at": IN_WINDOW,
+        "request_model": "z-ai/glm-5.3",
+        "prompt_tokens": tokens,
+        "request_body": body,
+    }
+    return json.dumps(row)
 
 
 def _litellm_sample() -> list[str]:
@@ -271,13 +320,13 @@ def fixed_cases() -> list[Case]:
         Case(
             "new-api-float-type",
             [
-                _new_api(1, 2),
-                _new_api(2, 2.0),
-                _new_api(3, None),
-                _new_api(4, "2"),
-                _new_api(5, 2, None),
+                new_api(1, 2),
+                new_api(2, 2.0),
+                new_api(3, None),
+                new_api(4, "2"),
+                new_api(5, 2, None),
             ]
-            + [_new_api(6, 5.0, model_name=None), _new_api(7, 1), _new_api(8, 2, username=None)],
+            + [new_api(6, 5.0, model_name=None), new_api(7, 1), new_api(8, 2, username=None)],
             preset="new-api",
         ),
         Case(
@@ -292,6 +341,50 @@ def fixed_cases() -> list[Case]:
             + [_input_as("j3", '"not json"'), _bedrock("j4", "ModelInvocationLog")]
             + [_bedrock("j5", "ModelInvocationLog", None)],
             preset="bedrock",
+        ),
+        Case(  # json39: a string holding JSON below the first key, a string inside a string
+            "json-string-deep",
+            [
+                json.dumps(span("o1")),
+                json.dumps(span("o2", None)),
+                json.dumps(span("o3", model="x")),
+            ]
+            + [
+                nest(span("d1"), "attributes.llm"),
+                nest(span("d2"), "attributes", "attributes.llm"),
+            ]
+            + [nest(span("d3"), "attributes.llm.token_count")]
+            + [nest(span("d4", 5), "attributes", "attributes.llm", "attributes.llm.token_count")]
+            + [nest(span("d5"), "context"), nest(span("d6", model="gpt-4o"), "attributes.llm")],
+            preset="openinference",
+        ),
+        Case(  # json39: a rule's null test inside a string (kind null: not an LLM call locally)
+            "rule-null-in-json-string",
+            [
+                json.dumps(span("o1")),
+                json.dumps(span("o2", None)),
+                json.dumps(span("o3", model="x")),
+            ]
+            + [
+                nest(span("n1", kind=None), "attributes"),
+                nest(span("n2", kind=None), "attributes.openinference"),
+            ]
+            + [nest(span("n3", kind=None), "attributes", "attributes.openinference.span")]
+            + [nest(span("n4", kind="CHAIN"), "attributes.openinference.span")]
+            + [
+                nest(span("n5"), "attributes.openinference"),
+                nest(span("n6", kind=""), "attributes"),
+            ],
+            preset="openinference",
+        ),
+        Case(  # json39: quotes doubled once too often (Helicone's export CSV landed as NDJSON)
+            "doubled-quotes",
+            [_helicone("h1", {"messages": []}), _helicone("h2", {}, None)]
+            + [_helicone("h3", json.dumps({"_type": "tool"}).replace('"', '""'))]
+            + [_helicone("h4", json.dumps({"_type": "chat"}).replace('"', '""'))]
+            + [_helicone("h5", json.dumps({"_type": "data"}))]
+            + [_helicone("h6", '{""_type"": ""vector_db"", ""note"": ""say """"hi""""""}')],
+            preset="helicone",
         ),
         Case(
             "out-of-range-time",

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import REPO
 from tests.scope import sqldiff
 from tests.scope.sqldiff import Case
 
@@ -123,19 +124,84 @@ def _lines(draw: Any) -> list[str]:
     return out
 
 
-@settings(
+#: The property tests' settings: few examples (each runs DuckDB), the same ones every run.
+_PROPERTY = settings(
     max_examples=15,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+
+
+@_PROPERTY
 @given(lines=_lines())
 def test_random_record_sets_give_the_local_answer_in_duckdb(
     tmp_path: Path, lines: list[str]
 ) -> None:
-    case = Case("random", lines)
+    _same_in_duckdb(Case("random", lines), tmp_path)
+
+
+def _same_in_duckdb(case: Case, tmp_path: Path) -> None:
     reference = sqldiff.local_ndjson(case, tmp_path)
     assert sqldiff.duckdb_answer(case, tmp_path) == reference
+
+
+def test_a_number_test_inside_a_json_string_gives_the_local_answer(tmp_path: Path) -> None:
+    """json39: new-api's rule (``type`` not in [2, "2", 5, "5"]) moved below strings holding JSON
+    (``meta.log.type``, as a preset file): DuckDB's json_type reads the type inside the string as
+    get_path does (2.0 is 2, "2.0" is not, null is a value); it read the text and took 2.0 for a
+    string, so a consume row became "not a call"."""
+    shipped = (REPO / "assess/scope/logs/presets/new-api.yaml").read_text()
+    moved = shipped.replace("{path: type, not_in:", "{path: meta.log.type, not_in:")
+    assert moved != shipped
+    preset = tmp_path / "new-api-meta.yaml"
+    preset.write_text(moved)
+    lines = []
+    for i, kind in enumerate([2, 2.0, "2.0", None, 5.0, 7, "2", 2e0, 5, 2.0]):
+        row = json.loads(sqldiff.new_api(i, 1)) | {"meta": {"log": {"type": kind}}}
+        inner = ("meta.log",) if i % 3 == 1 else ("meta",) if i % 3 == 2 else ("meta", "meta.log")
+        lines.append(sqldiff.nest(row, *inner, doubled=i == 8))
+    case = Case("number-in-json-string", lines, preset=str(preset))
+    reference = sqldiff.local_ndjson(case, tmp_path)
+    assert reference["non_request_reasons"] and reference["counts"]["in_window"]
+    assert sqldiff.duckdb_answer(case, tmp_path) == reference
+
+
+#: json39: the objects a span's fields are read through, each of which may be a JSON string
+_HOLDERS = [
+    "attributes",
+    "attributes.llm",
+    "attributes.llm.token_count",
+    "attributes.openinference",
+    "attributes.openinference.span",
+    "context",
+]
+
+
+@st.composite
+def _spans(draw: Any) -> list[str]:
+    """OpenInference spans whose objects are drawn as objects, strings holding JSON (a string
+    inside a string where two nest) or JSON with doubled quotes."""
+    out = []
+    for i in range(draw(st.integers(min_value=1, max_value=8))):
+        record = sqldiff.span(
+            f"s{i}",
+            draw(st.sampled_from([700_000, 5, None, "700000", 0])),
+            kind=draw(st.sampled_from(["LLM", "CHAIN", None, "", 2])),
+            model=draw(st.sampled_from(["glm-5.3", "gpt-4o"])),
+        )
+        held = draw(st.lists(st.sampled_from(_HOLDERS), unique=True, max_size=4))
+        doubled = len(held) == 1 and draw(st.booleans())
+        out.append(sqldiff.nest(record, *held, doubled=doubled))
+    return out
+
+
+@_PROPERTY
+@given(lines=_spans())
+def test_fields_inside_json_strings_give_the_local_answer_in_duckdb(
+    tmp_path: Path, lines: list[str]
+) -> None:
+    _same_in_duckdb(Case("random-json-strings", lines, preset="openinference"), tmp_path)
 
 
 # -- the dialects not run here, and the refusals ---------------------------------------------------
