@@ -82,9 +82,6 @@ class Duplicates:
         self.conflicts = 0
         self.examples: list[str] = []
         self.conflict_examples: list[str] = []
-        #: Duplicates found only when merging readings that had already counted both (parallel
-        #: workers): they cannot be taken back, so the caller reads those files again serially.
-        self.overlap = 0
 
     def _variant(self, key: str, content: int) -> bool:
         if content in self.variants.get(key, ()):
@@ -145,12 +142,16 @@ class Duplicates:
         if len(self.conflict_examples) < EXAMPLES and key not in self.conflict_examples:
             self.conflict_examples.append(key)
 
+    def shares(self, other: Duplicates) -> bool:
+        """True when an id ``other`` counted (a reading made without these ids: a ``--jobs``
+        worker's file) was counted here or before: its reading after these differs."""
+        return not self._new(list(other.seen))
+
     def merge(self, other: Duplicates) -> None:
-        """Add what ``other`` (a later reading) counted; an id both counted as new is an
-        ``overlap`` (same content) or a conflict (other content)."""
+        """Add what ``other`` (a later reading, made after these ids or sharing none, see
+        :meth:`shares`) counted."""
         self.requests += other.requests
         self.conflicts += other.conflicts
-        self.overlap += other.overlap
         for key in other.examples:
             if len(self.examples) < EXAMPLES and key not in self.examples:
                 self.examples.append(key)
@@ -163,9 +164,7 @@ class Duplicates:
             known = self._known(key)
             if known is None:
                 self.seen[key] = content
-            elif known == content:
-                self.overlap += 1
-            else:
+            elif known != content:
                 self._conflict(key)
 
     def summary(self) -> DuplicateRequests:

@@ -289,18 +289,13 @@ def scope_engine_results(
     rows = table.filter(pc.equal(table.column("kind"), "row"))
     _complete(totals, rows.num_rows, path)
     rows, out_of_range = _out_of_range(rows)
-    canon = pa.table(
-        {
-            name: rows.column("timestamp_ns" if name == "timestamp" else name)
-            for name in BATCH_SCHEMA.names
-        },
-        schema=BATCH_SCHEMA,
-    )
+    canon = _canonical(rows)
     acc = ScopeAccumulator(scope, keep_text=keep_text)
     acc.add(LogBatch(file=path, table=canon, records_read=0))
-    if acc.in_window != canon.num_rows:  # the query and the local rules disagree
+    # the query and the local rules disagree (a repeated request is counted once here)
+    if (kept := acc.in_window + acc.duplicates.requests) != canon.num_rows:
         raise InputError(
-            f"{path}: {canon.num_rows - acc.in_window:,} of the result's {canon.num_rows:,} rows "
+            f"{path}: {canon.num_rows - kept:,} of the result's {canon.num_rows:,} rows "
             "are not in scope by assess's own rules",
             "Check that the result is of the query --emit-sql wrote for these options.",
         )
@@ -313,7 +308,7 @@ def scope_engine_results(
         non_request=_by_prefix(totals, "non_request:"),
         skipped=dict(Counter(_by_prefix(totals, "skip:")) + out_of_range),
     )
-    acc.models = _models(totals, table)  # every request's model, the rows added included
+    acc.models = _models(totals, table, canon, acc.models)  # every request's, the rows' too
     query = scoping_query(preset, scope, dialect).sql
     run = EngineRun(
         dialect=dialect,
@@ -326,6 +321,13 @@ def scope_engine_results(
     return acc, run
 
 
+def _canonical(rows: pa.Table) -> pa.Table:
+    """The result's rows as a canonical batch's table."""
+    names = BATCH_SCHEMA.names
+    columns = {name: rows.column("timestamp_ns" if name == "timestamp" else name) for name in names}
+    return pa.table(columns, schema=BATCH_SCHEMA)
+
+
 def _out_of_range(rows: pa.Table) -> tuple[pa.Table, Counter[str]]:
     """Return the rows to read, by (timestamp, request id), and the skip reasons of the others
     (a value outside int64)."""
@@ -334,13 +336,18 @@ def _out_of_range(rows: pa.Table) -> tuple[pa.Table, Counter[str]]:
     return kept.sort_by([("timestamp_ns", "ascending"), ("request_id", "ascending")]), reasons
 
 
-def _models(totals: dict[str, int], table: pa.Table) -> Counter[str | None]:
+def _models(
+    totals: dict[str, int], table: pa.Table, rows: pa.Table, counted: Counter[str | None]
+) -> Counter[str | None]:
     """The requests per model id (None: no model) the engine counted, less the rows skipped
-    here (a value outside int64)."""
+    here (a value outside int64), with the ``rows`` added as ``counted`` there (a repeated
+    request counted once)."""
     models: Counter[str | None] = Counter(_by_prefix(totals, "model:"))
     models.update(_by_prefix(totals, "matched:"))
     skipped = table.filter(pc.is_valid(table.column(SKIP)))
     models.subtract(str(m) for m in skipped.column("model").to_pylist() if m is not None)
+    models.subtract(str(m) for m in rows.column("model").to_pylist())
+    models.update(counted)
     models[None] += totals.get("request:no_model", 0)
     return +models
 

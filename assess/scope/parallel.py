@@ -17,7 +17,7 @@ two processes, 4 x 1,000,000 rows (645 MB) 53.2 s serial and 36.8 s with two.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,12 +25,14 @@ from typing import TYPE_CHECKING
 from assess.kernel.common import InputFile
 from assess.kernel.output import ProgressCallback
 from assess.scope.accumulator import ScopeAccumulator
-from assess.scope.logs.identity import Contents
 from assess.scope.logs.presets import Preset
-from assess.scope.models import InputNote, ScopeFilter
+from assess.scope.models import ScopeFilter
 
 if TYPE_CHECKING:  # multiprocessing is imported only when a run goes parallel
     from multiprocessing.context import BaseContext
+
+#: What a worker sends back: the file's accumulator, input evidence and content identity.
+Outcome = tuple[ScopeAccumulator, list[InputFile], list[str | None]]
 
 #: Below this many bytes in all, starting workers costs more than it saves (measured: see above).
 MIN_BYTES = 256 << 20
@@ -69,7 +71,7 @@ def workers(files: Sequence[Path], jobs: int | None, preset: Preset) -> int:
     return min(jobs or cores, len(files))
 
 
-def scope_one(job: Job) -> tuple[ScopeAccumulator, list[InputFile], list[str | None]]:
+def scope_one(job: Job) -> Outcome:
     """Return the accumulator, input evidence and content identity of one file (runs in a
     worker process)."""
     from assess.scope.logs.engine import LogReader
@@ -104,41 +106,29 @@ def _context() -> BaseContext:
     return context
 
 
-def scope_parallel(
+def scope_each(
     jobs: list[Job], processes: int, progress: ProgressCallback | None = None
-) -> tuple[ScopeAccumulator, list[InputFile], list[InputNote]]:
-    """Scope each job's file in ``processes`` workers; return the merged accumulator, the
-    evidence of every file counted, both in the order of ``jobs``, and the notes of the files
-    left out (another's content once decompressed).
+) -> Iterator[Outcome]:
+    """Scope each job's file in ``processes`` workers; yield each one's accumulator, input
+    evidence and content identity in the order of ``jobs`` (the caller merges them).
 
     Raises:
         AssessError: the first error a worker raised, in file order.
     """
     total = sum(job.file.stat().st_size for job in jobs)
-    merged = ScopeAccumulator(jobs[0].scope, keep_text=jobs[0].keep_text)
-    inputs: list[InputFile] = []
-    notes: list[InputNote] = []
-    contents, done = Contents(), 0
+    done = 0
     from concurrent.futures import Future, ProcessPoolExecutor
 
     with ProcessPoolExecutor(processes, mp_context=_context()) as pool:
-        futures: list[Future[tuple[ScopeAccumulator, list[InputFile], list[str | None]]]] = [
-            pool.submit(scope_one, job) for job in jobs
-        ]
+        futures: list[Future[Outcome]] = [pool.submit(scope_one, job) for job in jobs]
         try:
             for future in futures:
-                acc, evidence, content = future.result()
-                done += sum(item.bytes for item in evidence)
-                note = contents.twin(evidence[0].path, content[0]) if evidence else None
-                if note is None:
-                    merged.merge(acc)
-                    inputs.extend(evidence)
-                else:
-                    notes.append(note)
+                outcome = future.result()
+                done += sum(item.bytes for item in outcome[1])
                 if progress is not None:
                     progress(done, total)
-        except BaseException:
+                yield outcome
+        except BaseException:  # an error, or the caller stopped early (GeneratorExit)
             for future in futures:
                 future.cancel()
             raise
-    return merged, inputs, notes

@@ -23,6 +23,12 @@ from assess.scope.logs.presets import CANONICAL_FIELDS
 from assess.scope.models import ScopeResult
 
 FIELDS = list(CANONICAL_FIELDS)  # the canonical preset's columns, in order
+#: canonical, our own format, has no shipped sample: this fixture is written from its definition
+#: (docs/scope-formats.md, the preset table's ``canonical`` row: "this tool's own schema", fields
+#: named as the canonical fields; docs/scope.md, "Canonical fields";
+#: assess/scope/logs/presets/canonical.yaml), with affected, possibly affected, filtered,
+#: repeated and skipped records (tests/scope/test_sql_presets.py checks which).
+CANONICAL = Path(__file__).resolve().parents[1] / "assets" / "scope" / "canonical-round-trip.ndjson"
 
 
 def in_scope(n: int, ids: str = "req-{i}") -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,10 @@ import pytest
 from assess.kernel.errors import InputError
 from assess.scope import parallel
 from assess.scope.api import scope_run
+from assess.scope.logs.engine import LogReader
 from assess.scope.logs.presets import get_preset
+from assess.scope.models import LogBatch
+from tests.scope.helpers import ndjson
 from tests.scope.traplogs import trap_ndjson
 
 
@@ -64,3 +68,54 @@ def test_small_or_joined_runs_stay_serial(tmp_path: Path, monkeypatch: pytest.Mo
     assert parallel.workers(files, 2, canonical) == 2
     assert parallel.workers(files[:1], 0, canonical) == 1
     assert parallel.workers(files, 3, get_preset("azure-apim")) == 1  # side table: serial
+
+
+def _request(i: int, tokens: int) -> dict[str, object]:
+    return {
+        "timestamp": "2026-09-01T10:00:00Z",
+        "model": "glm-5.3",
+        "prompt_tokens": tokens,
+        "request_id": f"req-{i}",
+    }
+
+
+@pytest.mark.parametrize(
+    ("later", "counted"),
+    [
+        ([(3, 700_003), (200, 5), (4, 1), (4, 700_004)], (2, 1)),  # a repeat and a conflict
+        ([(200, 5), (4, 1), (4, 700_004)], (1, 1)),  # other content, then the first file's
+    ],
+)
+def test_a_request_counted_in_two_workers_rereads_only_the_later_file(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    later: list[tuple[int, int]],
+    counted: tuple[int, int],
+) -> None:
+    """Workers do not see each other's request ids. Before, one id counted in two workers made
+    the run read every file again in one process (and an id logged with other content, then
+    with the earlier file's, was two conflicts where the serial run counts one conflict and one
+    duplicate). Now only the file whose ids an earlier file counted is read again, after them."""
+    pages = {
+        "a": [_request(i, 700_000 + i) for i in range(10)],
+        "b": [_request(i, 700_000 + i) for i in range(100, 110)],
+        "c": [_request(i, tokens) for i, tokens in later],
+        "d": [_request(i, 700_000 + i) for i in range(300, 310)],
+    }
+    logs = []
+    for name, records in pages.items():
+        (tmp_path / f"{name}.ndjson").write_bytes(ndjson(records))
+        logs.append(str(tmp_path / f"{name}.ndjson"))
+    serial = scope_run(logs, preset="canonical", jobs=1).result
+    again: list[str] = []
+    batches = LogReader.file_batches
+
+    def read(self: LogReader, path: Path) -> Iterator[LogBatch]:
+        again.append(Path(path).name)  # the parent process's reads only (workers: forkserver)
+        return batches(self, path)
+
+    monkeypatch.setattr(LogReader, "file_batches", read)
+    both = scope_run(logs, preset="canonical", jobs=2).result
+    assert (serial.duplicates.requests, serial.duplicates.conflicts) == counted
+    assert both.model_dump(mode="json") == serial.model_dump(mode="json")
+    assert again == ["c.ndjson"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,6 +82,19 @@ def test_preset_by_file_and_unknown_id() -> None:
     with pytest.raises(UsageError, match="no such preset") as info:
         get_preset("nope")
     assert "canonical" in info.value.advice
+
+
+def test_preset_inferred_typed_by_hand_says_what_it_is_and_what_to_give(run_cli: Any) -> None:
+    """It said "no such preset" and listed the presets, without a word on the name the JSON
+    reports (``"preset": "inferred"``) or how to get that reading again."""
+    log = str(Path(__file__).resolve().parents[2] / "samples" / "logs" / "inhouse-export.ndjson")
+    for args in ([log], ["--emit-sql", "duckdb"]):
+        out = run_cli("scope", *args, "--preset", "inferred")
+        assert out.exit_code == 2, out.stdout
+        text = out.stdout + out.stderr
+        assert "no such preset" not in text and "Traceback" not in text
+        assert "not a preset" in text and "infers the mapping" in text
+        assert "--preset auto" in text and "--map FIELD=PATH" in text
 
 
 def test_map_overrides_a_field_and_rejects_unknown_names() -> None:

@@ -18,6 +18,7 @@ import pytest
 from assess.scope.api import scope_run
 from assess.scope.logs import remote, spool
 from tests.scope.conftest import Traffic, put_object
+from tests.scope.helpers import ndjson
 from tests.scope.traplogs import trap_ndjson
 
 pytest.importorskip("moto")
@@ -200,4 +201,41 @@ def test_jobs_workers_do_not_fetch_again_what_the_parent_sampled(
     near = scope_run([str(tmp_path / "j-*.json.gz")], preset=preset).result
     assert far.counts == near.counts and far.counts.over_threshold
     assert sorted(far.affected.request_ids) == sorted(near.affected.request_ids)
+    assert [i.sha256 for i in far.inputs] == [i.sha256 for i in near.inputs]
+
+
+def test_jobs_read_again_only_the_object_whose_requests_an_earlier_one_counted(
+    tmp_path: Path, s3_bucket: str, s3_traffic: Traffic, monkeypatch: Any
+) -> None:
+    """--jobs: when two workers counted the same request id, every object was read again in one
+    process, fetching each a second time. Now only the later object is read again: the others'
+    GETs cover their bytes once."""
+    monkeypatch.setattr(remote, "CHUNK", 4 << 10)
+    monkeypatch.setattr(remote, "HEAD", 4 << 10)
+    repeated = ndjson(
+        [
+            {
+                "timestamp": "2026-09-01T10:00:00Z",
+                "model": "glm-5.3",
+                "prompt_tokens": 700_000,
+                "request_id": f"again-{i}",
+            }
+            for i in range(3)
+        ]
+    )
+    texts = [trap_ndjson(30, 20_000) + repeated, trap_ndjson(31, 20_000), trap_ndjson(32, 20_000)]
+    texts[2] += repeated
+    bodies = {f"d/{n}.json.gz": gzip.compress(text) for n, text in enumerate(texts)}
+    for key, body in bodies.items():
+        put_object(s3_traffic_endpoint(), s3_bucket, key, body)
+        (tmp_path / key.replace("/", "-")).write_bytes(body)
+    s3_traffic.requests.clear()
+    far = scope_run([f"s3://{s3_bucket}/d/*.json.gz"], preset="canonical", jobs=2).result
+    for key in ("d/0.json.gz", "d/1.json.gz"):
+        _once(s3_traffic, s3_bucket, key, len(bodies[key]))
+    near = scope_run([str(tmp_path / "d-*.json.gz")], preset="canonical", jobs=1).result
+    assert far.duplicates.requests == 3
+    assert (far.counts, far.duplicates) == (near.counts, near.duplicates)
+    assert far.affected.request_ids == near.affected.request_ids
+    assert far.possibly_affected.request_ids == near.possibly_affected.request_ids
     assert [i.sha256 for i in far.inputs] == [i.sha256 for i in near.inputs]

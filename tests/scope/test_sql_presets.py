@@ -20,6 +20,7 @@ from assess.kernel.errors import UsageError
 from assess.scope.api import emit_sql, scope_engine_run, scope_run
 from assess.scope.logs import open_logs
 from assess.scope.logs.presets import load_presets
+from tests.scope.helpers import CANONICAL
 from tests.scope.test_sql import assert_same, lines_view
 
 duckdb = pytest.importorskip("duckdb")
@@ -50,7 +51,7 @@ def _emittable() -> list[str]:
     return ids
 
 
-SAMPLED = _ndjson_samples()
+SAMPLED = {"canonical": CANONICAL, **_ndjson_samples()}
 EMITTABLE = _emittable()
 
 
@@ -58,6 +59,14 @@ def test_the_presets_with_a_round_trip_include_the_ones_that_broke() -> None:
     covered = set(EMITTABLE) & set(SAMPLED)
     for preset_id in ("portkey", "helicone", "langsmith", "litellm"):
         assert any(p.startswith(preset_id) for p in covered), (preset_id, sorted(covered))
+
+
+def test_the_canonical_fixture_holds_every_kind_of_record() -> None:
+    local = scope_run([str(CANONICAL)], preset="canonical").result
+    assert (local.affected.requests, local.possibly_affected.requests) == (4, 2)
+    assert local.counts.at_or_under_threshold == 2 and local.breakdown.model_not_matched == 2
+    assert local.breakdown.model_matched_outside_window == 2
+    assert local.duplicates.requests == 1 and local.counts.records_skipped == 5
 
 
 @pytest.mark.parametrize("preset", EMITTABLE)

@@ -15,6 +15,7 @@ import pytest
 
 from assess.scope.api import emit_sql, scope_engine_run, scope_run
 from tests.scope import sqldiff
+from tests.scope.helpers import CANONICAL
 from tests.scope.test_sql import assert_same
 from tests.scope.traplogs import trap_ndjson
 
@@ -25,16 +26,28 @@ def test_spark_runs_the_query_to_the_local_answer(tmp_path: Path, spark: Any, pr
     logs = tmp_path / "logs.json.gz"
     logs.write_bytes(gzip.compress(trap_ndjson(31, 1500, litellm=preset == "litellm")))
     local = scope_run([str(logs)], preset=preset).result.model_dump(mode="json")
-    query = emit_sql("spark", preset=preset)
-    lines = spark.read.option("lineSep", "\n").text(str(logs)).withColumnRenamed("value", "line")
-    lines.createOrReplaceTempView("assess_logs")
-    out = tmp_path / "result"
-    spark.sql(query.sql).coalesce(1).write.parquet(str(out))
-    (part,) = out.glob("part-*.parquet")
-    doc = scope_engine_run(part, preset=preset).result.model_dump(mode="json")
+    doc = _spark_round_trip(spark, logs, preset, tmp_path / "result")
     assert local["counts"]["records_skipped"] and local["counts"]["unknown_tokens"]
     assert_same(doc, local)
     assert doc["engine"]["dialect"] == "spark"
+
+
+def _spark_round_trip(spark: Any, logs: Path, preset: str, out: Path) -> dict[str, Any]:
+    """Run ``preset``'s Spark query over ``logs`` (JSON lines); return the document read back."""
+    query = emit_sql("spark", preset=preset)
+    lines = spark.read.option("lineSep", "\n").text(str(logs)).withColumnRenamed("value", "line")
+    lines.createOrReplaceTempView("assess_logs")
+    spark.sql(query.sql).coalesce(1).write.parquet(str(out))
+    (part,) = out.glob("part-*.parquet")
+    return scope_engine_run(part, preset=preset).result.model_dump(mode="json")
+
+
+@pytest.mark.slow
+def test_spark_runs_the_canonical_fixture_to_the_local_answer(tmp_path: Path, spark: Any) -> None:
+    """canonical has no shipped sample; its fixture (tests/scope/helpers.py, CANONICAL)
+    round-trips through Spark as through DuckDB: counts, skip totals and request ids."""
+    local = scope_run([str(CANONICAL)], preset="canonical").result.model_dump(mode="json")
+    assert_same(_spark_round_trip(spark, CANONICAL, "canonical", tmp_path / "result"), local)
 
 
 def _spark_cases() -> list[Any]:

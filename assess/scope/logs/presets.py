@@ -308,6 +308,14 @@ def get_preset(name: str, catalogue: Mapping[str, Preset] | None = None) -> Pres
     if name.endswith((".yaml", ".yml")) and Path(name).is_file():
         return Preset.from_path(name)
     presets = catalogue if catalogue is not None else load_presets()
+    if name == "inferred" and name not in presets:
+        raise UsageError(
+            "--preset 'inferred': not a preset: 'inferred' is what --preset auto reports when no "
+            "preset fits a log and it infers the mapping from the fields' names and values",
+            "Give --preset auto (the default) with the same log to infer it again, --map "
+            "FIELD=PATH to set a field yourself, or --suggest-preset FILE to write the mapping "
+            "as a preset to edit and pass with --preset FILE.",
+        )
     if name not in presets:
         raise UsageError(
             f"--preset '{name}': no such preset",
