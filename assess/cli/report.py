@@ -12,6 +12,8 @@ import typer
 from assess.cli.keys import PASSPHRASE_ENV, load_signing_key
 from assess.cli.options import either, old_spelling, required
 from assess.cli.scope_exposure import (
+    MAX_INFLATE_RATIO,
+    OWN_OVERLAP,
     PLATFORM_MEAN_TOKENS,
     PLATFORM_REQUESTS,
     PLATFORM_TOKENS,
@@ -295,6 +297,8 @@ def report_cmd(
     platform_tokens: int | None = PLATFORM_TOKENS,
     platform_mean_tokens: int | None = PLATFORM_MEAN_TOKENS,
     served_by: str | None = SERVED_BY,
+    own_overlap: bool = OWN_OVERLAP,
+    max_inflate_ratio: int = MAX_INFLATE_RATIO,
     probe: list[Path] = _PROBE,
     deploy_check: Path | None = _DEPLOY_CHECK,
     deploy_log: list[str] = _DEPLOY_LOG,
@@ -327,7 +331,9 @@ def report_cmd(
         incident=incident,
         preset=preset,
         platform=PlatformStatement(
-            platform_requests, platform_tokens, platform_mean_tokens, served_by
+            *(platform_requests, platform_tokens, platform_mean_tokens, served_by),
+            own_overlap=own_overlap,
+            max_inflate_ratio=max_inflate_ratio,
         ),
         probes=probe,
         deploy_check=deploy_check,

@@ -12,6 +12,7 @@ from rich.table import Table
 from assess.cli.scope_exposure import (
     _DISCLOSURE_CSV,
     _NOTIFICATION_PACK,
+    MAX_INFLATE_RATIO,
     OWN_OVERLAP,
     PLATFORM_MEAN_TOKENS,
     PLATFORM_REQUESTS,
@@ -142,13 +143,6 @@ _MAX_LINE_BYTES = typer.Option(
     min=1024,
     help="Skip (and list) NDJSON lines longer than this many bytes.",
 )
-_MAX_INFLATE_RATIO = typer.Option(
-    1000,
-    "--max-inflate-ratio",
-    min=1,
-    help="Refuse a compressed log (gzip, zstd, xz, bzip2) that, past its first 32 MiB "
-    "inflated, inflates to more than this many times its compressed size (a bomb).",
-)
 _EXPLAIN = typer.Option(
     False,
     "--explain",
@@ -202,7 +196,7 @@ def scope_cmd(
     served_by: str | None = SERVED_BY,
     own_overlap: bool = OWN_OVERLAP,
     max_line_bytes: int = _MAX_LINE_BYTES,
-    max_inflate_ratio: int = _MAX_INFLATE_RATIO,
+    max_inflate_ratio: int = MAX_INFLATE_RATIO,
     explain: bool = _EXPLAIN,
     jobs: int | None = _JOBS,
     emit_sql: str | None = _EMIT_SQL,

@@ -45,6 +45,14 @@ OWN_OVERLAP = typer.Option(
     help="Match our prompts in over-length responses (own_overlap); --no-own-overlap skips it "
     "(reported not assessable).",
 )
+# How the logs are read: shared too, and recorded by the review when not the default.
+MAX_INFLATE_RATIO = typer.Option(
+    1000,  # assess.scope.logs.compression.MAX_RATIO (not imported: `--help` stays light)
+    "--max-inflate-ratio",
+    min=1,
+    help="Refuse a compressed log (gzip, zstd, xz, bzip2) that, past its first 32 MiB "
+    "inflated, inflates to more than this many times its compressed size (a bomb).",
+)
 SERVED_BY = typer.Option(
     None,
     "--served-by",

@@ -50,7 +50,8 @@ class ReportRequest:
     logs: Sequence[str] = ()
     incident: str | None = None
     preset: str | None = None
-    #: N, V (or V / N) and who served, as `assess scope` takes them, for --logs.
+    #: N, V (or V / N), who served, own_overlap and the inflate ratio, as `assess scope` takes
+    #: them, for --logs.
     platform: PlatformStatement = field(default_factory=PlatformStatement)
     probes: Sequence[Path] = ()
     deploy_check: Path | None = None
@@ -104,15 +105,17 @@ def validate_request(req: ReportRequest) -> None:
         )
     if (req.incident or req.preset or req.platform.given()) and not req.logs:
         raise UsageError(
-            "--incident, --preset and the platform options (--platform-requests, "
-            "--platform-tokens, --platform-mean-tokens, --served-by) only apply to --logs",
+            "--incident, --preset, the platform options (--platform-requests, "
+            "--platform-tokens, --platform-mean-tokens, --served-by) and --no-own-overlap, "
+            "--max-inflate-ratio only apply to --logs",
             "Add --logs FILE (request logs to scope) or drop those options.",
         )
     if req.platform.given() and _scope_document(req.logs):
         raise UsageError(
             f"{req.logs[0]}: an `assess scope --json` result was scoped already, with the "
-            "platform options it was given: --platform-requests, --platform-tokens, "
-            "--platform-mean-tokens and --served-by do not change it",
+            "options it was given: --platform-requests, --platform-tokens, "
+            "--platform-mean-tokens, --served-by, --no-own-overlap and --max-inflate-ratio do "
+            "not change it",
             "Give them to `assess scope` and pass its new --json, or give --logs the request "
             "logs themselves.",
         )

@@ -28,8 +28,8 @@ from assess.report.files import (
 )
 from assess.report.models import Manifest, Report
 from assess.report.verify_model import Check
+from assess.scope.statement import INFLATE, NO_OWN_OVERLAP, PlatformStatement
 from assess.scope.statement import OPTIONS as PLATFORM_OPTIONS
-from assess.scope.statement import PlatformStatement
 
 if TYPE_CHECKING:
     from assess.report.api import Review
@@ -63,7 +63,7 @@ class Recorded:
     review: str | None = None  # its scope.period is the period when --period is absent
     previous: str | None = None
     formats: str | None = None
-    #: the platform statement's options as recorded (option -> text)
+    #: the platform statement's and reading options as recorded (option -> text, "" for a flag)
     platform: dict[str, str] = field(default_factory=dict)
 
 
@@ -90,13 +90,16 @@ def recorded_command(command: Sequence[str]) -> Recorded:
         if word in _FLAGS:
             values[_FLAGS[word]] = True
             i += 1
+        elif word == NO_OWN_OVERLAP:
+            values.setdefault("platform", {})[word] = ""
+            i += 1
         elif word in _REPEATED and nxt is not None:
             values[_REPEATED[word]].append(nxt)
             i += 2
         elif word in _SINGLE and nxt is not None:
             values[_SINGLE[word]] = nxt
             i += 2
-        elif word in PLATFORM_OPTIONS and nxt is not None:
+        elif (word in PLATFORM_OPTIONS or word == INFLATE) and nxt is not None:
             values.setdefault("platform", {})[word] = nxt
             i += 2
         else:  # an option of a later version: skip it and its value, if it has one

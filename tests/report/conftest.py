@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from assess.cli import app
-from tests.conftest import ASSETS, CLI_ENV
+from tests.conftest import ASSETS, CLI_ENV, REPO
 
 REPORT_ASSETS = ASSETS / "report"
 EPOCH = "1790000000"  # 2026-09-21T14:13:20Z
@@ -40,6 +40,17 @@ def copy_assets(dest: Path, edit: Callable[[str, dict[str, Any]], None] | None =
         edit(name, doc)
         (dest / name).write_text(json.dumps(doc, indent=2))
     return dest
+
+
+def json_review(tmp_path: Path, log: Path, *extra: str) -> Path:
+    """A JSON-only review of the shipped well-run answers, copied beside ``log`` in tmp_path (the
+    manifest names both by file name), in tmp_path/review, with ``extra`` options."""
+    shutil.copy(REPO / "samples" / "vendors" / "well-run.yaml", tmp_path / "well-run.yaml")
+    out = tmp_path / "review"
+    args = ["report", "-a", str(tmp_path / "well-run.yaml"), "--logs", str(log), *extra]
+    result = invoke(*args, "--format", "json", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return out
 
 
 def full_args(src: Path, out: Path, *extra: str) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.report.conftest import invoke
+from tests.report.conftest import invoke, json_review
 
 SAMPLES = REPO / "samples"
 # Langfuse records no serving provider: without --served-by every row is possibly affected
@@ -22,14 +22,8 @@ PACK_FILES = ("accounts.csv", "requests.csv", "method.md", "pack.json")
 
 def _review(tmp_path: Path, *extra: str) -> Path:
     """A review of copied inputs (the manifest names them by file name) in tmp_path/review."""
-    shutil.copy(SAMPLES / "vendors" / "well-run.yaml", tmp_path / "well-run.yaml")
     shutil.copy(SAMPLES / "logs" / "langfuse.json", tmp_path / "langfuse.json")
-    out = tmp_path / "review"
-    args = ["report", "-a", str(tmp_path / "well-run.yaml"), "--logs"]
-    args += [str(tmp_path / "langfuse.json"), *extra, "--format", "json", "--out", str(out)]
-    result = invoke(*args)
-    assert result.exit_code == 0, result.output
-    return out
+    return json_review(tmp_path, tmp_path / "langfuse.json", *extra)
 
 
 def test_the_review_pack_equals_scopes_with_the_same_options(tmp_path: Path) -> None:
