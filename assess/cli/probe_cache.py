@@ -28,11 +28,10 @@ def _ttft(lv: LevelResult) -> str:
 
 
 def _state(lv: LevelResult) -> str:
-    if lv.contaminated:
-        return "contaminated (misses already cached): cannot compare"
-    if lv.inconclusive_reason:
-        return "cannot compare"
-    return f"caching {'VISIBLE' if lv.caching_visible else 'not visible'}"
+    from assess.probe.cache_models import cannot_compare
+
+    why = cannot_compare(lv.contaminated, lv.inconclusive_reason)
+    return why or f"caching {'VISIBLE' if lv.caching_visible else 'not visible'}"
 
 
 def print_cache(result: CacheProbeResult) -> None:

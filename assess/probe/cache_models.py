@@ -128,3 +128,11 @@ class CacheProbeResult(RunHeader):
     errors: list[CacheErrorRecord]
     verdict: CacheVerdict
     summary: str
+
+
+def cannot_compare(contaminated: bool, inconclusive_reason: str | None) -> str | None:
+    """Return how a level whose hits and misses cannot be compared reads (the console, the
+    review, OSCAL), or None when they can: never "caching not visible" for such a level."""
+    if contaminated:
+        return "contaminated (misses already cached): cannot compare"
+    return "cannot compare" if inconclusive_reason else None

@@ -17,6 +17,7 @@ from markupsafe import Markup
 from pydantic import Field
 
 from assess.kernel.model import Model, View
+from assess.probe.cache_models import cannot_compare
 
 _HIT, _MISS, _GAP = "#c62828", "#2f5d8a", "#6b6b6b"
 _FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
@@ -43,7 +44,18 @@ class CacheLevel(_View):
     ttft_p_value: float | None = None
     cached_tokens_seen: bool = False
     caching_visible: bool = False
+    # read for `state`, not written to report.json (a review made before keeps its bytes)
+    contaminated: bool = Field(default=False, exclude=True)
+    inconclusive_reason: str | None = Field(default=None, exclude=True)
     power_note: str = ""
+
+    @property
+    def state(self) -> str:
+        """The level's caching in words, as the console says it: "contaminated (misses
+        already cached): cannot compare", "cannot compare", "caching visible" or "caching not
+        visible"."""
+        why = cannot_compare(self.contaminated, self.inconclusive_reason)
+        return why or f"caching {'visible' if self.caching_visible else 'not visible'}"
 
 
 class CacheSettingsView(_View):

@@ -197,7 +197,7 @@ def _cache_observation(
     levels = "; ".join(
         f"{lv.level}: median hit {lv.median_hit_ms or 0:.1f} ms vs miss "
         f"{lv.median_miss_ms or 0:.1f} ms, D+ {lv.ks_statistic or 0:.2f}, p {lv.p_value or 1:.2g}, "
-        f"caching {'visible' if lv.caching_visible else 'not visible'}"
+        f"{lv.state}"
         for lv in run.levels
     )
     note = "" if run.scored else f" Not scored: {run.not_scored}."

@@ -15,7 +15,7 @@ from assess.report.cache_audit import CacheLevel, distribution_chart
 from assess.report.oscal_schema import schema_errors
 from tests.conftest import REPO
 from tests.report.conftest import invoke
-from tests.score.cache_docs import NO_CONTROL, SHARED, write_cache_doc
+from tests.score.cache_docs import NO_CONTROL, SHARED, cache_result, write_cache_doc
 
 VENDOR = REPO / "samples" / "vendors" / "incident-like.yaml"
 
@@ -121,3 +121,33 @@ def test_a_lab_audit_is_shown_not_scored(tmp_path: Path) -> None:
     run = doc["cache_probes"]["runs"][0]
     assert not run["scored"] and run["not_scored"] == "lab simulation, not this vendor"
     assert not any(f["id"].startswith("attestation-contradicted.cache") for f in doc["findings"])
+
+
+def test_a_contaminated_level_reads_cannot_compare_never_not_visible(tmp_path: Path) -> None:
+    """CLOSING 40 left: OSCAL said "caching not visible" for a `contaminated` level; it says
+    what the console says (docs/probe.md), and so does the HTML table."""
+    doc = cache_result(SHARED, contaminated=("other-organisation",))
+    level = {lv.level: lv for lv in doc.levels}["other-organisation"]
+    assert level.contaminated and not level.caching_visible  # the probe's own check
+    cache = tmp_path / "cache.json"
+    cache.write_text(doc.model_dump_json(indent=2) + "\n")
+    out = tmp_path / "review"
+    result = invoke("report", "-a", str(VENDOR), "--probe", str(cache), "--format",
+                    "html,json,oscal", "--out", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    oscal = json.loads((out / "report.oscal.json").read_text())
+    assert schema_errors(oscal) == []
+    said = [
+        o["description"]
+        for o in oscal["assessment-results"]["results"][0]["observations"]
+        if o["title"].startswith("Prompt-cache isolation")
+    ]
+    assert len(said) == 1
+    other = said[0].split("other-organisation:")[1].split(";")[0]
+    assert "contaminated (misses already cached): cannot compare" in other, other
+    assert "not visible" not in other
+    same = said[0].split("same-account:")[1].split(";")[0]
+    assert "caching visible" in same  # a comparable level keeps its words
+    html = " ".join((out / "report.html").read_text().split())
+    assert "contaminated (misses already cached): cannot compare" in html
+    assert CacheLevel.model_validate(level.model_dump(mode="json")).state.startswith("contam")

@@ -26,11 +26,13 @@ _ACCOUNTS = {
 _LEVELS = {"same-account": "A", "same-organisation": "A2", "other-organisation": "B"}
 
 
-def _arms(shared: bool, rng: random.Random, n: int) -> Arms:
+def _arms(shared: bool, rng: random.Random, n: int, cached_misses: bool = False) -> Arms:
+    """``cached_misses``: every miss reports cached tokens (a repeated --seed: contaminated)."""
     misses = [round(70 + rng.uniform(-5, 5), 3) for _ in range(n)]
     hits = [round((15 if shared else 70) + rng.uniform(-5, 5), 3) for _ in range(n)]
+    cached = [1000 if cached_misses else None] * n
     return Arms(hit_ms=hits, miss_ms=misses, hit_ttft=list(hits), miss_ttft=list(misses),
-                hit_cached=[None] * n, miss_cached=[None] * n)  # fmt: skip
+                hit_cached=[None] * n, miss_cached=cached)  # fmt: skip
 
 
 def cache_result(
@@ -41,13 +43,16 @@ def cache_result(
     when: datetime = datetime(2026, 9, 2, 10, 0, tzinfo=UTC),
     complete: bool = True,
     samples: int = 16,
+    contaminated: tuple[str, ...] = (),
 ) -> CacheProbeResult:
-    """Return an audit whose levels (keys of ``shared``) show caching where ``shared`` says."""
+    """Return an audit whose levels (keys of ``shared``) show caching where ``shared`` says;
+    the ``contaminated`` levels' misses report cached tokens (the probe's own check flags them)."""
     rng = random.Random(7)
     levels = []
     for name, visible in shared.items():
         level = Level(name, _ACCOUNTS["A"], _ACCOUNTS[_LEVELS[name]])  # type: ignore[arg-type]
-        levels.append(summarise_level(level, _arms(visible, rng, samples), 1e-8))
+        arms = _arms(visible, rng, samples, cached_misses=name in contaminated)
+        levels.append(summarise_level(level, arms, 1e-8))
     verdict, summary = verdict_of(levels, complete)
     return CacheProbeResult(
         run_id=f"cache{sum(shared.values())}{len(shared)}", endpoint=endpoint, model=model,
