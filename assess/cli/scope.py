@@ -223,10 +223,10 @@ def scope_cmd(
             platform,
             outputs,
         )
-    if suggest_preset is not None and logs:
-        suggest(logs, suggest_preset)
-    require_logs(logs)
     limits = {"max_line_bytes": max_line_bytes, "max_inflate_ratio": max_inflate_ratio}
+    if suggest_preset is not None and logs:
+        suggest(logs, suggest_preset, limits)
+    require_logs(logs)
     run = _read(logs, options | limits, jobs=jobs, platform_requests=platform_requests, **platform)
     _finish(run, ids_csv, json_out, explain, outputs)
 

@@ -45,12 +45,13 @@ def render_inference(reading: FileReading, console: Console) -> None:
     print_table(console, table)
 
 
-def suggest(logs: list[str], out: str) -> None:
-    """Write the suggested preset for ``logs`` to ``out`` and exit 0."""
+def suggest(logs: list[str], out: str, limits: dict[str, int]) -> None:
+    """Write the suggested preset for ``logs`` to ``out`` (sampled within ``limits``:
+    ``max_line_bytes``, ``max_inflate_ratio``) and exit 0."""
     from assess.kernel.output import stdout_console
     from assess.scope.logs import suggest_preset
 
-    inference = suggest_preset(logs, Path(out))
+    inference = suggest_preset(logs, Path(out), **limits)
     check = [f.field for f in inference.fields if f.ambiguous or not f.paths]
     console = stdout_console()
     console.print(f"wrote {escape(out)}: a preset inferred from {inference.records} records")

@@ -118,6 +118,7 @@ def scope_run(
     from assess.scope.evidence import require_evidence, with_reading
     from assess.scope.logs import open_logs, parse_map
     from assess.scope.logs.compression import MAX_RATIO
+    from assess.scope.logs.lines import MAX_LINE_BYTES
     from assess.scope.read_inputs import read_all
 
     platform = check_statement(platform_requests, platform_tokens, platform_mean_tokens)
@@ -126,13 +127,11 @@ def scope_run(
     window = (scope.since, scope.until)  # date folders outside it are not read
     files = [str(p) for p in logs]
     ratio = MAX_RATIO if max_inflate_ratio is None else max_inflate_ratio
-    reader = open_logs(
-        files, preset or "auto", maps, progress=progress, window=window, max_inflate_ratio=ratio
-    )
+    line = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    limits: dict[str, Any] = {"max_inflate_ratio": ratio, "max_line_bytes": line}  # auto's too
+    reader = open_logs(files, preset or "auto", maps, progress=progress, window=window, **limits)
     bound = with_preset(scope, reader.preset, served_by)
     acc = ScopeAccumulator(bound.model_copy(update={"own_overlap": own_overlap}), keep_text)
-    if max_line_bytes is not None:
-        reader.max_line_bytes = max_line_bytes
     reading = _Reading(reader, preset or "auto", maps)
     inputs = read_all(reader, acc, jobs, progress, reading.start, reading.now)
     result = acc.result(reader.preset.id, inputs, *platform)

@@ -17,6 +17,7 @@ from assess.kernel.output import ProgressCallback
 from assess.scope.logs.compression import MAX_RATIO
 from assess.scope.logs.engine import LogReader, WantText
 from assess.scope.logs.formats import Bad
+from assess.scope.logs.lines import MAX_LINE_BYTES
 from assess.scope.logs.presets import (
     CANONICAL_FIELDS,
     Preset,
@@ -110,11 +111,13 @@ def open_logs(
     presets_dir: Path | None = None,
     window: tuple[datetime, datetime] | None = None,
     max_inflate_ratio: int = MAX_RATIO,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> LogReader:
     """Return a reader over the files of ``patterns`` through ``preset`` (an id, a file or auto);
     with a ``window`` (since, until), files in date folders outside it are not read.
-    ``max_inflate_ratio`` bounds every read of a compressed input, the samples ``auto`` reads
-    to detect the format too (``--max-inflate-ratio``).
+    ``max_inflate_ratio`` bounds every read of a compressed input and ``max_line_bytes`` every
+    NDJSON line parsed, the samples ``auto`` reads to detect the format too
+    (``--max-inflate-ratio``, ``--max-line-bytes``): it chooses from the records the run reads.
 
     Raises:
         InputError: for missing files, or when ``auto`` recognises no preset.
@@ -126,9 +129,10 @@ def open_logs(
     kwargs: dict[str, Any] = {"want_text": want_text}
     if progress is not None:
         kwargs["progress"] = progress
-    reader = _reader(files, preset, mapping, kwargs, presets_dir, max_inflate_ratio)
+    limits = (max_line_bytes, max_inflate_ratio)
+    reader = _reader(files, preset, mapping, kwargs, presets_dir, limits)
     reader.input_notes = notes
-    reader.max_inflate_ratio = max_inflate_ratio
+    reader.max_line_bytes, reader.max_inflate_ratio = limits
     return reader
 
 
@@ -138,13 +142,13 @@ def _reader(
     mapping: Mapping[str, str | Sequence[str]] | None,
     kwargs: dict[str, Any],
     presets_dir: Path | None,
-    max_inflate_ratio: int,
+    limits: tuple[int, int],
 ) -> LogReader:
     catalogue = load_presets(presets_dir)
     if preset != "auto":
         chosen = get_preset(preset, catalogue).with_map(mapping or {})
         return LogReader(files, chosen, **kwargs)
-    per_file = {path: _sample(path, catalogue, max_inflate_ratio) for path in files}
+    per_file = {path: _sample(path, catalogue, limits) for path in files}
     sample = [record for records in per_file.values() for record in records]
     found, scores = detect_preset(sample, catalogue)
     if found is not None:
@@ -158,10 +162,11 @@ def _reader(
     return LogReader(files, found.with_map(mapping or {}), **kwargs)
 
 
-def _sample(path: Path, catalogue: Mapping[str, Preset], max_inflate_ratio: int) -> list[Any]:
-    """Return the first records of ``path``, read within ``max_inflate_ratio``."""
+def _sample(path: Path, catalogue: Mapping[str, Preset], limits: tuple[int, int]) -> list[Any]:
+    """Return the first records of ``path``, read within ``limits`` (the longest line parsed,
+    the inflate ratio): a line the run skips is no evidence of the format."""
     reader = LogReader([path], catalogue["canonical"])
-    reader.max_inflate_ratio = max_inflate_ratio
+    reader.max_line_bytes, reader.max_inflate_ratio = limits
     return sample_records(reader)
 
 
@@ -192,9 +197,15 @@ def _inferred(
     return reader
 
 
-def suggest_preset(patterns: Sequence[str], out: Path) -> Any:
+def suggest_preset(
+    patterns: Sequence[str],
+    out: Path,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    max_inflate_ratio: int = MAX_RATIO,
+) -> Any:
     """Write the mapping inferred from a sample of ``patterns`` to ``out`` as a preset YAML to
-    edit (``assess scope --suggest-preset``); return the inference.
+    edit (``assess scope --suggest-preset``), the sample read within the limits the run has;
+    return the inference.
 
     Raises:
         InputError: missing files, or no field with the shape of a required one.
@@ -203,7 +214,6 @@ def suggest_preset(patterns: Sequence[str], out: Path) -> Any:
 
     files = cast(list[Path], expand_logs(patterns))
     catalogue = load_presets()
-    sample = [
-        r for path in files for r in sample_records(LogReader([path], catalogue["canonical"]))
-    ]
+    limits = (max_line_bytes, max_inflate_ratio)
+    sample = [r for path in files for r in _sample(path, catalogue, limits)]
     return write(sample, Path(str(files[0])).name, out)
