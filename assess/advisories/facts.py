@@ -183,10 +183,22 @@ class SettingFact(Model):
 class AnswerCondition(Model):
     """A vendor answer that exposes a deployment to the advisory (``score`` reads these).
 
-    The answer to ``question`` being one of ``values`` is the exposing condition; several
-    conditions on one advisory must all hold.
+    The answer to ``question`` being one of ``values`` is the exposing condition; with
+    ``version_of`` instead, the answer is a version and the condition holds when it falls in the
+    advisory's ranges of that engine or library (its ``engines`` entries of that name: the same
+    ranges, pre-release and "cannot tell" rules as an engine's). Several conditions on one
+    advisory must all hold.
     """
 
     question: str
-    values: list[Scalar] = Field(min_length=1)
+    values: list[Scalar] = Field(default_factory=list)
+    version_of: str = Field(
+        default="", description="The answer is a version of this engine or library (its ranges)"
+    )
     note: str = ""
+
+    @model_validator(mode="after")
+    def _one_test(self) -> AnswerCondition:
+        if bool(self.values) == bool(self.version_of):
+            raise ValueError(f"{self.question}: give exactly one of values, version_of")
+        return self

@@ -174,6 +174,16 @@ class Advisory(Model):
             data["dates"] = dates
         return data
 
+    @model_validator(mode="after")
+    def _versions_ranged(self) -> Advisory:
+        for cond in self.exposed_if:
+            if cond.version_of and not self.engines_named(cond.version_of):
+                raise ValueError(
+                    f"exposed_if {cond.question}: version_of {cond.version_of!r} names no "
+                    "entry of engines (give its affected range there)"
+                )
+        return self
+
     @property
     def has_scope(self) -> bool:
         """Return True when the advisory names models and a window (`scope` can use it)."""

@@ -135,7 +135,12 @@ def _engine_rows(adv: Advisory) -> list[tuple[str, str]]:
             ("setting", f"{fact.engine} {fact.setting}={values}{cond}{versions}: {fact.effect}")
         )
     rows += [
-        ("exposed if", f"{answer.question} in {', '.join(map(str, answer.values))}")
+        (
+            "exposed if",
+            f"{answer.question} in the {answer.version_of} ranges above"
+            if answer.version_of
+            else f"{answer.question} in {', '.join(map(str, answer.values))}",
+        )
         for answer in adv.exposed_if
     ]
     return rows

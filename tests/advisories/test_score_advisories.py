@@ -30,65 +30,189 @@ def about(result: ScoreResult, advisory: str) -> dict[str, str]:
     return {f.id: f.severity.value for f in every if advisory in f.advisories}
 
 
-# (advisory, answers inside its range and exposed, the version just past the fix or None)
-CASES = [
+ENGINE = "engine.version"
+LIBRARY = "cache.client_library_version"
+
+# (advisory, answers inside its range and exposed, the question holding the version)
+RANGE_CASES = [
     (
         "glm-5.3-kv-leak",
         {"engine.name": "sglang", "engine.version": "0.5.21", "deployment.mode": "disaggregated"},
-        "0.5.22",
+        ENGINE,
     ),
     (
         "vllm-prefix-cache-timing",
         {"engine.name": "vllm", "engine.version": "0.8.5.post1", "deployment.mode": "aggregated",
          "cache.prompt_cache_scope": "global"},
-        "0.9.0",
+        ENGINE,
     ),
     (
         "sglang-cache-salt-ignored",
         {"engine.name": "sglang", "engine.version": "0.5.10.post1",
          "deployment.mode": "aggregated", "cache.prompt_cache_scope": "organization"},
-        "0.5.11",
+        ENGINE,
     ),
     (
         "sglang-hicache-l3-unsalted",
         {"engine.name": "sglang", "engine.version": "0.5.19", "deployment.mode": "aggregated",
          "cache.external_tiers_namespaced": "no"},
-        "0.5.20",
+        ENGINE,
     ),
     (
         "sglang-lmcache-unsalted",
         {"engine.name": "sglang", "engine.version": "0.5.21", "deployment.mode": "aggregated",
          "cache.external_tiers_namespaced": "no"},
-        None,  # no fix released
+        ENGINE,
     ),
     (
         "sglang-pd-kv-transfer-race",
         {"engine.name": "sglang", "engine.version": "0.5.22", "deployment.mode": "disaggregated",
          "isolation.transfer_checksums": "no"},
-        None,
+        ENGINE,
+    ),
+    (
+        # a library no engine.name names: the application cache's client and its version
+        "chatgpt-redis-py-2023",
+        {"engine.name": "sglang", "engine.version": "0.5.22", "deployment.mode": "aggregated",
+         "cache.client_library": "redis-py", "cache.client_library_version": "4.5.3"},
+        LIBRARY,
     ),
 ]  # fmt: skip
 
+# (advisory without a version range, answers that expose, answers that rule it out)
+SETTING_CASES = [
+    (advisory, {"cache.prompt_cache_scope": "global"}, {"cache.prompt_cache_scope": "organization"})
+    for advisory in ("prompt-cache-global-sharing-2024", "openrouter-shared-credentials-2025")
+]
+RANGED = sorted(a.id for a in CATALOGUE.values() if a.engines)
+EXPOSED_ONLY = sorted(a.id for a in CATALOGUE.values() if a.exposed_if and not a.engines)
 
-@pytest.mark.parametrize(("advisory", "answers", "fixed"), CASES, ids=[c[0] for c in CASES])
-def test_inside_the_range_is_flagged_and_just_past_the_fix_is_not(
-    advisory: str, answers: dict[str, str], fixed: str | None
+
+def test_every_advisory_with_a_range_or_exposing_answers_has_a_case() -> None:
+    # a new advisory in advisories/ without a case here fails: each one is checked both ways
+    assert sorted(c[0] for c in RANGE_CASES) == RANGED
+    assert sorted(c[0] for c in SETTING_CASES) == EXPOSED_ONLY
+    assert "chatgpt-redis-py-2023" in RANGED
+
+
+def _edges(advisory: str) -> tuple[list[str], list[str]]:
+    """Versions inside each range (its first version) and just past each fix (the fixed version,
+    unless another range of the same engine holds it), read from the catalogue."""
+    scopes = CATALOGUE[advisory].engines
+    inside = [s.introduced for s in scopes if s.introduced]
+    past = [
+        s.fixed_version
+        for s in scopes
+        if s.fixed_version
+        and not any(o.name == s.name and o.is_affected(s.fixed_version) for o in scopes)
+    ]
+    return inside, past
+
+
+@pytest.mark.parametrize(
+    ("advisory", "answers", "question"), RANGE_CASES, ids=[c[0] for c in RANGE_CASES]
+)
+def test_inside_the_range_is_flagged_and_just_past_each_fix_is_not(
+    advisory: str, answers: dict[str, str], question: str
 ) -> None:
-    found = about(score(answers), advisory)
-    assert found == {f"advisory.{advisory}": CATALOGUE[advisory].severity.value}
-    if fixed is not None:
-        assert about(score({**answers, "engine.version": fixed}), advisory) == {}
+    flagged = {f"advisory.{advisory}": CATALOGUE[advisory].severity.value}
+    assert about(score(answers), advisory) == flagged
+    inside, past = _edges(advisory)
+    for version in inside:
+        assert about(score({**answers, question: version}), advisory) == flagged, version
+    for version in past:
+        assert about(score({**answers, question: version}), advisory) == {}, version
+    fixes = [s.fixed_version for s in CATALOGUE[advisory].engines if s.fixed_version]
+    assert len(past) == len(fixes)  # every fix is checked
 
 
-@pytest.mark.parametrize(("advisory", "answers", "fixed"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("advisory", "answers", "question"), RANGE_CASES, ids=[c[0] for c in RANGE_CASES]
+)
 def test_an_unknown_version_is_cannot_tell_not_risk(
-    advisory: str, answers: dict[str, str], fixed: str | None
+    advisory: str, answers: dict[str, str], question: str
 ) -> None:
-    result = score({**answers, "engine.version": "unknown"})
+    result = score({**answers, question: "unknown"})
     assert about(result, advisory) == {f"advisory-unconfirmed.{advisory}": "info"}
     (row,) = [f for f in result.findings if f.id == f"advisory-unconfirmed.{advisory}"]
-    assert row.points == 0 and row.rests_on == ["engine.version"]
-    assert "engine.version" in [q.id for q in result.questions_to_send]
+    assert row.points == 0 and row.rests_on == [question]
+    assert question in [q.id for q in result.questions_to_send]
+
+
+@pytest.mark.parametrize(
+    ("advisory", "exposing", "clearing"), SETTING_CASES, ids=[c[0] for c in SETTING_CASES]
+)
+def test_an_advisory_without_a_range_is_flagged_by_its_exposing_answer_only(
+    advisory: str, exposing: dict[str, str], clearing: dict[str, str]
+) -> None:
+    hosted = {"engine.name": "proprietary"}
+    assert set(about(score({**hosted, **exposing}), advisory)) == {f"advisory.{advisory}"}
+    assert about(score({**hosted, **clearing}), advisory) == {}
+
+
+REDIS = "chatgpt-redis-py-2023"
+REDIS_ANSWERS = {"cache.client_library": "redis-py", "cache.client_library_version": "4.5.3"}
+
+
+@pytest.mark.parametrize(
+    ("version", "flagged"),
+    [("4.2.0", True), ("4.3.6", True), ("4.4.3", True), ("4.4.4", False), ("4.5.0", True),
+     ("4.5.3", True), ("4.5.4", False), ("4.5.4rc1", True), ("4.1.4", False), ("5.0.0", False)],
+)  # fmt: skip
+def test_redis_py_versions_against_both_ranges(version: str, flagged: bool) -> None:
+    # PYSEC-2023-46: introduced 4.2.0, fixed 4.4.4; introduced 4.5.0, fixed 4.5.4. 4.3.6 and
+    # 4.4.3/4.5.3 carry only the first (pipeline) fix; 4.3.x never got the second one
+    result = score({**REDIS_ANSWERS, "cache.client_library_version": version})
+    assert about(result, REDIS) == ({f"advisory.{REDIS}": "critical"} if flagged else {})
+
+
+def test_the_redis_finding_names_the_range_and_the_fix() -> None:
+    result = score(REDIS_ANSWERS)
+    (row,) = [f for f in result.findings if REDIS in f.advisories]
+    assert row.rests_on == ["cache.client_library", "cache.client_library_version"]
+    assert row.points == 40 and "redis-py >=4.5.0,<4.5.4" in row.detail
+    assert row.remediation == "Upgrade to redis-py 4.5.4 or later."
+    assert result.advisories_not_checked == {}
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        {"cache.client_library": "jedis", "cache.client_library_version": "4.5.3"},
+        {"cache.client_library": "other", "cache.client_library_version": "4.3.0"},
+        {"cache.client_library": "none"},
+        {},  # unanswered: two questions to send, no row
+        {"engine.name": "sglang", "engine.version": "4.3.0", "deployment.mode": "aggregated"},
+    ],
+)
+def test_another_library_or_no_answer_is_not_flagged_with_redis(answers: dict[str, str]) -> None:
+    result = score(answers)
+    assert about(result, REDIS) == {}
+    if not answers:
+        asked = [q.id for q in result.questions_to_send]
+        assert {"cache.client_library", "cache.client_library_version"} <= set(asked)
+
+
+def test_redis_py_with_an_unsettled_library_answer_is_cannot_tell() -> None:
+    # the version in range, the library unknown: not ruled out, not risk
+    result = score({"cache.client_library": "unknown", "cache.client_library_version": "4.5.3"})
+    assert about(result, REDIS) == {f"advisory-unconfirmed.{REDIS}": "info"}
+    (row,) = [f for f in result.findings if REDIS in f.advisories]
+    assert row.points == 0 and row.rests_on == ["cache.client_library"]
+
+
+def test_a_version_condition_must_name_a_range_of_the_advisory() -> None:
+    from pydantic import ValidationError
+
+    from assess.advisories.models import Advisory
+
+    data = CATALOGUE[REDIS].model_dump(exclude={"engine"})
+    data["exposed_if"][1]["version_of"] = "jedis"
+    with pytest.raises(ValidationError, match="names no entry of engines"):
+        Advisory.model_validate(data)
+    data["exposed_if"][1] = {"question": LIBRARY, "values": ["4.5.3"], "version_of": "redis-py"}
+    with pytest.raises(ValidationError, match="exactly one of values, version_of"):
+        Advisory.model_validate(data)
 
 
 def test_an_unknown_setting_is_cannot_tell_and_a_known_one_decides() -> None:
@@ -110,11 +234,6 @@ def test_prefix_cache_off_rules_out_the_prefix_cache_advisories() -> None:
     assert about(score(answers), "vllm-prefix-cache-timing") == {}
 
 
-def test_a_library_advisory_never_matches_a_serving_engine() -> None:
-    answers = {"engine.name": "sglang", "engine.version": "4.3.0", "deployment.mode": "aggregated"}
-    assert about(score(answers), "chatgpt-redis-py-2023") == {}
-
-
 def test_exposing_answers_name_real_questions_and_values() -> None:
     for adv in CATALOGUE.values():
         for cond in adv.exposed_if:
@@ -130,6 +249,9 @@ NEW_QUESTIONS = [
     "engine.schedule_policy",
     "isolation.kv_canary_mode",
     "isolation.transfer_checksum_mode",
+    # version 4
+    "cache.client_library",
+    "cache.client_library_version",
 ]
 
 
@@ -138,10 +260,12 @@ def test_a_version_2_answers_file_stays_valid_and_the_new_questions_are_coverage
     from tests.conftest import REPO
 
     bank, answers = load_answers_and_bank(REPO / "samples" / "vendors" / "well-run.yaml")
-    assert bank.version == 3 and not set(NEW_QUESTIONS) & set(answers.answers)
+    assert bank.version == 4 and not set(NEW_QUESTIONS) & set(answers.answers)
     result = score_answers(bank, answers, CATALOGUE)
     asked = {q.id for q in result.questions_to_send}
     assert {"cache.salt_source", "cache.external_tiers_namespaced"} <= asked
+    assert {"cache.client_library", "cache.client_library_version"} <= asked
+    assert not [f for f in result.findings if REDIS in f.advisories]
     assert not [f for f in result.findings if set(NEW_QUESTIONS) & set(f.rests_on) and f.points]
 
 
@@ -238,14 +362,16 @@ def test_a_setting_advisory_is_flagged_by_its_exposing_answer(advisory: str) -> 
     assert "cache.prompt_cache_scope" in [q.id for q in score(hosted).questions_to_send]
 
 
-def test_an_advisory_no_question_covers_is_said_not_checked_never_skipped() -> None:
-    # acc41 defect 2: chatgpt-redis-py-2023 had no question and was silently never flagged
-    assert CATALOGUE["chatgpt-redis-py-2023"].not_checked.startswith("not checked: no question")
-    result = score({"engine.name": "sglang", "engine.version": "0.5.22"})
-    assert result.advisories_not_checked == {
-        "chatgpt-redis-py-2023": CATALOGUE["chatgpt-redis-py-2023"].not_checked
-    }
-    assert about(result, "chatgpt-redis-py-2023") == {}
-    # every other advisory is checked: an exposing answer or an engine range
-    checked = [a for a in CATALOGUE.values() if not a.not_checked]
-    assert all(a.exposed_if or a.engines for a in checked)
+def test_every_advisory_is_checked_and_a_not_checked_one_is_said_never_skipped() -> None:
+    # acc41 defect 2: chatgpt-redis-py-2023 had no question; now every advisory is checked
+    assert not [a.id for a in CATALOGUE.values() if a.not_checked]
+    assert all(a.exposed_if or a.engines for a in CATALOGUE.values())
+    assert score({"engine.name": "sglang"}).advisories_not_checked == {}
+    # the mechanism stays for an advisory no question covers: said, and never flagged
+    why = "not checked: no question covers it (a test advisory)"
+    marked = {**CATALOGUE, REDIS: CATALOGUE[REDIS].model_copy(update={"not_checked": why})}
+    doc = parse_yaml("vendor: V\ndate: 2026-11-01\nanswers:\n" + "".join(
+        f"  {k}: {v!r}\n" for k, v in REDIS_ANSWERS.items()), "a.yaml")  # fmt: skip
+    result = score_answers(BANK, check_answers(doc.data, doc.where, BANK), marked)
+    assert result.advisories_not_checked == {REDIS: why}
+    assert about(result, REDIS) == {}

@@ -32,7 +32,7 @@ def test_new_writes_a_blank_file_that_validates(run_cli: Run, tmp_path: Path) ->
     assert len(answers.answers) == len(shipped_questionnaire().questions)
     check = run_cli("questionnaire", "validate", str(out))
     assert check.exit_code == 0
-    assert "valid (llm-inference-isolation v3): 0 of 52 questions answered" in check.stdout
+    assert "valid (llm-inference-isolation v4): 0 of 54 questions answered" in check.stdout
 
 
 def test_new_refuses_a_bad_date(run_cli: Run, tmp_path: Path) -> None:

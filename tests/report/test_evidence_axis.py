@@ -136,7 +136,7 @@ def test_oscal_and_the_register_carry_coverage_and_the_questions_to_send(tmp_pat
 def test_a_score_document_of_an_older_questionnaire_is_not_quoted_with_todays_texts(
     tmp_path: Path,
 ) -> None:
-    """The fixture's score document says version 3 (the shipped one): every question by its text.
+    """The fixture's score document says version 4 (the shipped one): every question by its text.
     The same document saying version 1 gets no text from today's questionnaire (ids only)."""
     from tests.report.conftest import copy_assets, full_args
 
@@ -150,9 +150,9 @@ def test_a_score_document_of_an_older_questionnaire_is_not_quoted_with_todays_te
         result = invoke(*full_args(src, tmp_path / label, "--format", "json"))
         assert result.exit_code == 0, result.output
         doc = json.loads((tmp_path / label / "report.json").read_text())
-        assert doc["scoring"]["questionnaire_version"] == ("1" if edit else "3")
+        assert doc["scoring"]["questionnaire_version"] == ("1" if edit else "4")
         texts[label] = [a["question"] for a in doc["answers"]] + [
             q["question"] for q in doc["unanswered"]
         ]
-    assert len(texts["now"]) == 52 and all(texts["now"])
+    assert len(texts["now"]) == 54 and all(texts["now"])
     assert texts["older"] and not any(texts["older"])

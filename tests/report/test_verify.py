@@ -281,5 +281,5 @@ def test_a_review_scored_with_an_older_questionnaire_says_which_version(
     assert (
         "skipped score recomputed from the inputs: cannot check: the review was scored with "
         "questionnaire llm-inference-isolation version 1; this assess scores with "
-        "llm-inference-isolation version 3" in flat
+        "llm-inference-isolation version 4" in flat
     )

@@ -44,7 +44,7 @@ def test_added_question_and_rule_are_scored(run_cli: Run, tmp_path: Path) -> Non
     result = run_cli("score", str(answers), "--questionnaire", str(bank), "--json", "-")
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
-    assert doc["questionnaire"] == {"id": "acme-inference", "version": 3}  # copied: v3
+    assert doc["questionnaire"] == {"id": "acme-inference", "version": 4}  # copied: v4
     assert any(f["id"] == "no-region-pinning" for f in doc["findings"])
     schema = json.loads(run_cli("questionnaire", "schema", "--questionnaire", str(bank)).stdout)
     assert "data.region_pinning" in schema["properties"]["answers"]["properties"]

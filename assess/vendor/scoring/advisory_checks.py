@@ -6,7 +6,9 @@ the deployment mode is one it names, and every answer it lists as exposing (``ex
 an exposing value: a critical finding. A known answer outside any of these clears it. When the
 rest holds and an answer is unknown (or the version is one the sources do not settle), it says
 so: an info finding with no points (``advisory-unconfirmed.<id>``): unknown is measured on the
-coverage axis, not scored as risk. Every finding names the advisories it rests on.
+coverage axis, not scored as risk. An advisory about a library no ``engine.name`` answer names
+(redis-py) is decided by its ``exposed_if`` answers, a ``version_of`` condition reading the answer
+as a version against the library's ranges. Every finding names the advisories it rests on.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Literal
 
 from packaging.version import InvalidVersion
 
+from assess.advisories.facts import AnswerCondition
 from assess.advisories.models import Advisory, EngineScope
 from assess.kernel.common import Severity
 from assess.kernel.model_ids import normalise_model_id
@@ -61,16 +64,28 @@ def _mode(scope: EngineScope, mode: object) -> Holds:
     return "yes" if mode in scope.deployment_modes else "no"
 
 
+def _condition(adv: Advisory, cond: AnswerCondition, value: object) -> Holds:
+    """Whether a known answer meets ``cond``: one of its values, or a version in the ranges of
+    ``cond.version_of`` (an unsettled version: cannot-tell)."""
+    if cond.version_of:
+        return _matching_range(adv, cond.version_of, value)[1]
+    return "yes" if value in cond.values else "no"
+
+
 def _exposure(ctx: Context, adv: Advisory) -> tuple[Holds, list[str]]:
-    """Whether the answers listed in ``exposed_if`` expose the deployment, and the unknown ones."""
-    unknown: list[str] = []
+    """Whether the answers listed in ``exposed_if`` expose the deployment, and the ones that do
+    not settle it (unknown, or a version the sources do not settle)."""
+    unsure: list[str] = []
     for cond in adv.exposed_if:
         answer = ctx.answers.get(cond.question)
-        if answer.not_applicable or (answer.known and answer.value not in cond.values):
+        if answer.not_applicable:
             return "no", []
-        if not answer.known:
-            unknown.append(cond.question)
-    return ("cannot-tell" if unknown else "yes"), unknown
+        holds = _condition(adv, cond, answer.value) if answer.known else "cannot-tell"
+        if holds == "no":
+            return "no", []
+        if holds == "cannot-tell":
+            unsure.append(cond.question)
+    return ("cannot-tell" if unsure else "yes"), unsure
 
 
 def engine_unknown(ctx: Context) -> bool:
@@ -118,7 +133,7 @@ def _exposure_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
     exposed, _missing = _exposure(ctx, adv)
     if exposed != "yes":
         return None
-    said = ", ".join(f"{c.question} = {ctx.answers.value(c.question)}" for c in adv.exposed_if)
+    said = _said(ctx, adv)
     return ctx.finding(
         f"advisory.{adv.id}", Severity.INFO,
         f"The answers fall in advisory {adv.id} ({said})",
@@ -129,11 +144,51 @@ def _exposure_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
     )  # fmt: skip
 
 
+def _said(ctx: Context, adv: Advisory) -> str:
+    return ", ".join(f"{c.question} = {ctx.answers.value(c.question)}" for c in adv.exposed_if)
+
+
+def _library_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
+    """An advisory about a library no ``engine.name`` answer names (redis-py): its ``exposed_if``
+    answers decide, a version condition read against the library's ranges. All hold: a finding
+    at the advisory's severity. Some hold and the rest are unknown or unsettled: "cannot tell"
+    (info, no points). None known: the questions are in the coverage, no row."""
+    exposed, unsure = _exposure(ctx, adv)
+    if exposed == "no" or len(unsure) == len(adv.exposed_if):
+        return None
+    said, rests = _said(ctx, adv), [c.question for c in adv.exposed_if]
+    ranges = [
+        _matching_range(adv, c.version_of, ctx.answers.value(c.question))[0]
+        for c in adv.exposed_if
+        if c.version_of and c.question not in unsure
+    ] or adv.engines
+    detail = f"{adv.title}. Affected: {'; '.join(s.range_text() for s in ranges)}."
+    fixed = [f"{s.name} {s.fixed_version}" for s in ranges if s.fixed_version]
+    remediation = (
+        f"Upgrade to {' or '.join(fixed)} or later." if fixed
+        else f"Apply the advisory's mitigations (see `assess advisories show {adv.id}`)."
+    )  # fmt: skip
+    if exposed == "yes":
+        return ctx.finding(
+            f"advisory.{adv.id}", adv.severity, f"The answers fall in advisory {adv.id} ({said})",
+            f"{detail} Exposed by the answers: {said}.", remediation, rests, advisories=[adv.id],
+        )  # fmt: skip
+    return ctx.finding(
+        f"advisory-unconfirmed.{adv.id}", Severity.INFO,
+        f"Cannot tell whether advisory {adv.id} applies ({said})",
+        f"{detail} Not settled by the answers: {', '.join(unsure)}. Cannot tell is not risk: it"
+        " is counted in the coverage, and the questions are asked again.",
+        f"Ask for {', '.join(unsure)}. {remediation}", unsure, advisories=[adv.id],
+    )  # fmt: skip
+
+
 def _advisory_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
     if adv.not_checked:  # listed in the result's advisories_not_checked, never silently
         return None
     if not adv.engines:
         return _exposure_finding(ctx, adv) if adv.exposed_if else None
+    if not _serving_engines(ctx, adv):
+        return _library_finding(ctx, adv) if adv.exposed_if else None
     if engine_unknown(ctx):
         return _unknown_engine_finding(ctx, adv)
     name, version, mode = (ctx.answers.value(q) for q in (ENGINE, VERSION, MODE))
@@ -150,8 +205,7 @@ def _advisory_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
     rests = [ENGINE, VERSION, MODE]
     detail = f"{adv.title}. Affected: {scope.range_text()}."
     if adv.exposed_if:
-        said = ", ".join(f"{c.question} = {ctx.answers.value(c.question)}" for c in adv.exposed_if)
-        detail += f" Exposed by the answers: {said}."
+        detail += f" Exposed by the answers: {_said(ctx, adv)}."
     remediation = (
         f"Upgrade {scope.name} to {scope.fixed_version} or later."
         if scope.fixed_version
