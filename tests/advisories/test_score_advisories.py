@@ -239,6 +239,8 @@ def test_exposing_answers_name_real_questions_and_values() -> None:
         for cond in adv.exposed_if:
             question = BANK.question(cond.question)
             assert question is not None, (adv.id, cond.question)
+            if cond.version_of:  # read as a version: the question must hold one
+                assert question.type == "version", (adv.id, cond.question)
             if question.values:
                 assert set(map(str, cond.values)) <= set(question.values), (adv.id, cond)
 
