@@ -2,21 +2,23 @@
 :func:`assess.scope.logs.paths.get_path` walks them.
 
 The local reader opens a string holding JSON at any level of a path (a stringified ``metadata``
-column, a string inside such a string) and JSON whose quotes were doubled once more than CSV
-needs (Helicone's export CSV: ``{""k"":""v""}``). The query does the same one level at a time: a
+column, a string inside such a string) and JSON whose quotes were doubled once more than CSV needs
+(Helicone's export CSV: ``{""k"":""v""}``). The query does the same one level at a time: a
 :class:`Walk` gives each prefix of a path a column holding that prefix's node as JSON text, the
 child of the parent's column (``ASSESS_JSON_CHILD``: an object's or array's JSON text, a string's
 contents), opened when it starts with ``{`` or ``[`` and is JSON as it stands or with ``""`` read
-as ``"``, else NULL. One CTE pair per level (:meth:`Walk.ctes`), so the text grows with the
-number of prefixes, not with the nesting. A field is then read as before from the line (the whole
-dotted key, then the nested path) and otherwise from its parent's column; a rule's null and
-number tests read the JSON type there too.
+as ``"``, and strict JSON as the local reader parses it (:mod:`assess.scope.sql_json`'s check, for
+a child that was a JSON string), else NULL. Five CTEs per level (:meth:`Walk.ctes`), so the text
+grows with the number of prefixes, not with the nesting. A field is then read as before from the
+line (the whole dotted key, then the nested path) and otherwise from its parent's column; a rule's
+null and number tests read the JSON type there too.
 """
 
 from __future__ import annotations
 
 import re
 
+from assess.scope.sql_json import PASSES, collapsed, json_tokens, strict_json
 from assess.scope.sql_time import lit
 
 #: A string the local reader tries to parse as JSON (paths._maybe_json): ``{`` or ``[`` first.
@@ -97,16 +99,35 @@ class Walk:
         child = f"ASSESS_JSON_CHILD({parent}, {lit(json_path(keys[-1]))})"
         return f"CASE WHEN ok THEN {child} END" if parent == "line" else child
 
+    def _steps(self, keys: tuple[str, ...]) -> list[str]:
+        """The columns that open the node at ``keys``, one CTE each: the child's text and
+        whether it is a JSON string (an object or array in a strict line is strict), the text
+        to open, its JSON tokens, those collapsed, then the node when it is strict JSON."""
+        n = self.nodes[keys]
+        parent, key = self.node(keys[:-1]), lit(json_path(keys[-1]))
+        held = f"ASSESS_JSON_STRING({parent}, {key})"
+        if parent == "line":  # CASE, not AND: DuckDB evaluates both sides of an AND
+            held = f"CASE WHEN ok THEN {held} END"
+        held = f"COALESCE({held}, FALSE)"
+        strict = strict_json(f"tok_{n}", f"before_{n}", collapsed(f"before_{n}"))
+        return [
+            f"{self._child(keys)} AS raw_{n}, {held} AS str_{n}",
+            f"{_opened('raw_' + n)} AS cand_{n}",
+            f"CASE WHEN str_{n} THEN {json_tokens('cand_' + n)} ELSE '0' END AS tok_{n}",
+            f"{collapsed('tok_' + n, PASSES - 1)} AS before_{n}",
+            f"CASE WHEN {strict} THEN cand_{n} END AS {n}",
+        ]
+
     def ctes(self, source: str) -> tuple[list[str], str]:
         """The CTEs that open each level's nodes from ``source`` (which has ``line`` and
-        ``ok``), and the name of the last one."""
+        ``ok``), five a level, and the name of the last one."""
         out: list[str] = []
         depth = max((len(k) for k in self.nodes), default=0)
         for level in range(1, depth + 1):
-            keys = [k for k in self.nodes if len(k) == level]
-            raws = ", ".join(f"{self._child(k)} AS raw_{self.nodes[k]}" for k in keys)
-            nodes = ", ".join(f"{_opened('raw_' + self.nodes[k])} AS {self.nodes[k]}" for k in keys)
-            out.append(f"walk{level}_raw AS (\n  SELECT *, {raws} FROM {source}\n)")
-            out.append(f"walk{level} AS (\n  SELECT *, {nodes} FROM walk{level}_raw\n)")
-            source = f"walk{level}"
+            steps = [self._steps(k) for k in self.nodes if len(k) == level]
+            for step in range(len(steps[0])):
+                name = f"walk{level}_{step}"
+                columns = ", ".join(columns[step] for columns in steps)
+                out.append(f"{name} AS (\n  SELECT *, {columns} FROM {source}\n)")
+                source = name
         return out, source

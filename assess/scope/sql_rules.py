@@ -107,8 +107,21 @@ def json_child_form(dialect: str, args: list[Any]) -> str:
         scalar, text = f"JSON_EXTRACT_SCALAR({node}, {path})", f"JSON_EXTRACT({node}, {path})"
         return f"COALESCE({scalar}, JSON_FORMAT({text}))"
     if dialect == "bigquery":
-        return f"COALESCE(JSON_VALUE({node}, {path}), JSON_QUERY({node}, {path}))"
+        # both STRING already; the CAST keeps it text where the query is carried back to DuckDB
+        return f"COALESCE(JSON_VALUE({node}, {path}), CAST(JSON_QUERY({node}, {path}) AS STRING))"
     return f"json_extract_string({node}, {path})"
+
+
+def json_string_form(dialect: str, args: list[Any]) -> str:
+    """``ASSESS_JSON_STRING(node, path)`` in ``dialect``: the path holds a JSON string (or
+    another scalar), whose text the query checks as strict JSON before opening it (Spark cannot
+    tell a string holding an object from an object: always)."""
+    node, path = (a.sql(dialect="duckdb") for a in args)
+    scalar = f"JSON_EXTRACT_SCALAR({node}, {path}) IS NOT NULL"
+    forms = {"spark": "TRUE", "trino": scalar, "athena": scalar}
+    forms["bigquery"] = f"JSON_VALUE({node}, {path}) IS NOT NULL"
+    duckdb = f"json_type({node}, {path}) = 'VARCHAR'"
+    return f"({forms.get(dialect, duckdb)})"
 
 
 def json_container_form(dialect: str, args: list[Any]) -> str:
@@ -142,6 +155,7 @@ JSON_FORMS: dict[str, Callable[[str, list[Any]], str]] = {
     "ASSESS_JSON_NULL": json_null_form,
     "ASSESS_JSON_CONTAINER": json_container_form,
     "ASSESS_JSON_CHILD": json_child_form,
+    "ASSESS_JSON_STRING": json_string_form,
 }
 #: The skip reason of a line the query does not open: --from-engine-results refuses a result
 #: that counts one (the local reader opens it into its records).

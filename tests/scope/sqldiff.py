@@ -377,6 +377,23 @@ def fixed_cases() -> list[Case]:
             ],
             preset="openinference",
         ),
+        Case(  # json39: a string holding lax JSON stays closed, as the local (strict) reader
+            "lax-json-in-string",
+            [
+                json.dumps(span("o1")),
+                json.dumps(span("o2", None)),
+                json.dumps(span("o3", model="x")),
+            ]
+            + [nest(span("l1"), "attributes.llm").replace('3}}"', '3},}"')]
+            + [nest(span("l2"), "attributes.llm").replace('"completion\\": 3', '"x\\": NaN')]
+            + [nest(span("l3", kind="CHAIN"), "attributes").replace('"{', '"\\f{', 1)]
+            + [
+                nest(span("l4", kind=None), "attributes.openinference").replace(
+                    '}}"', '}}\\t junk"'
+                )
+            ],
+            preset="openinference",
+        ),
         Case(  # json39: quotes doubled once too often (Helicone's export CSV landed as NDJSON)
             "doubled-quotes",
             [_helicone("h1", {"messages": []}), _helicone("h2", {}, None)]
