@@ -136,7 +136,7 @@ def scope_run(
     inputs = read_all(reader, acc, jobs, progress, reading.start, reading.now)
     result = acc.result(reader.preset.id, inputs, *platform)
     notes = {"reading": reading.result(), "inputs_not_read": reader.input_notes}
-    result = result.model_copy(update=notes)
+    result = result.model_copy(update=notes | {"fetched_again": reader.fetched_again})
     reader.release()  # the local copies of remote objects
     require_evidence(result, reader.preset.id)
     _require_requests_beside_side_table(result)

@@ -338,8 +338,8 @@ class Assessment(Model):
 
 
 class InputNote(Model):
-    """An input named but not read: another's file or content, a glob's broken symlink, or a
-    date folder outside the window."""
+    """An input named but not read (another's file or content, a broken symlink, a date folder
+    outside the window), or a remote object whose ``bytes`` were fetched again (--jobs)."""
 
     path: str
     reason: str
@@ -386,6 +386,7 @@ class ScopeResult(Model):
         description="Inputs named but not read: duplicates (read once), broken symlinks and "
         "date folders outside the window",
     )
+    fetched_again: list[InputNote] = []  # --jobs: read again past a worker's copy (scope-remote.md)
     accounts_assessment: AccountsAssessment = Field(
         default_factory=AccountsAssessment,
         description="Whether accounts could be told (not_assessable: their side table is missing)",

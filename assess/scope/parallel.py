@@ -31,8 +31,11 @@ from assess.scope.models import ScopeFilter
 if TYPE_CHECKING:  # multiprocessing is imported only when a run goes parallel
     from multiprocessing.context import BaseContext
 
-#: What a worker sends back: the file's accumulator, input evidence and content identity.
-Outcome = tuple[ScopeAccumulator, list[InputFile], list[str | None]]
+#: A worker's copy of a remote object: (file, bytes in it, whether that is the whole object).
+Kept = tuple[str, int, bool]
+#: What a worker sends back: the file's accumulator, input evidence, content identity and its
+#: copy of the object (None for a local file), which the parent reads again from or deletes.
+Outcome = tuple[ScopeAccumulator, list[InputFile], list[str | None], Kept | None]
 
 #: Below this many bytes in all, starting workers costs more than it saves (measured: see above).
 MIN_BYTES = 256 << 20
@@ -53,6 +56,10 @@ class Job:
     #: The caller's object-storage settings now: a fork server keeps the environment it started
     #: with, which may predate them (an API caller that set AWS_ENDPOINT_URL since).
     storage_env: tuple[tuple[str, str], ...] = ()
+    #: The run's folder for the workers' copies of remote objects (deleted by the parent).
+    keep_in: str | None = None
+    #: The bytes of a text object a copy holds (``spool.KEEP`` of the caller).
+    keep: int | None = None
 
 
 def workers(files: Sequence[Path], jobs: int | None, preset: Preset) -> int:
@@ -75,16 +82,24 @@ def scope_one(job: Job) -> Outcome:
     """Return the accumulator, input evidence and content identity of one file (runs in a
     worker process)."""
     from assess.scope.logs.engine import LogReader
+    from assess.scope.logs.remote import RemoteFile
 
     os.environ.update(dict(job.storage_env))
+    remote = job.file if isinstance(job.file, RemoteFile) else None
+    if remote is not None:
+        remote.folder, remote.keep = job.keep_in, job.keep
     acc = ScopeAccumulator(job.scope, keep_text=job.keep_text)
     reader = LogReader([job.file], job.preset, fast=job.fast)
     reader.max_line_bytes = job.max_line_bytes
     reader.max_inflate_ratio = job.max_inflate_ratio
-    for batch in reader.batches():
-        acc.add(batch)  # loads the details of the rows it keeps
-    acc.forget_masks()  # the last block's columns need not travel back
-    return acc, reader.inputs, reader.contents
+    try:
+        for batch in reader.batches():
+            acc.add(batch)  # loads the details of the rows it keeps
+        acc.forget_masks()  # the last block's columns need not travel back
+        kept = remote.spool().hand_back(job.keep_in) if remote and job.keep_in else None
+    finally:
+        reader.release()  # the spool's own file (a copy handed back is another name)
+    return acc, reader.inputs, reader.contents, kept
 
 
 _STORAGE_PREFIXES = ("AWS_", "GOOGLE_", "STORAGE_EMULATOR_HOST", "GCE_")
@@ -109,8 +124,12 @@ def _context() -> BaseContext:
 def scope_each(
     jobs: list[Job], processes: int, progress: ProgressCallback | None = None
 ) -> Iterator[Outcome]:
-    """Scope each job's file in ``processes`` workers; yield each one's accumulator, input
-    evidence and content identity in the order of ``jobs`` (the caller merges them).
+    """Scope each job's file in ``processes`` workers; yield each one's outcome in the order of
+    ``jobs`` (the caller merges them, and deletes or reads again the object's copy).
+
+    Jobs are sent ahead of the one merged next while fewer than ``processes`` are out, or while
+    the copies of those out fit in :data:`HELD` bytes (an object's listed size): a slow object
+    cannot make the copies of every later one wait on disk.
 
     Raises:
         AssessError: the first error a worker raised, in file order.
@@ -120,10 +139,12 @@ def scope_each(
     from concurrent.futures import Future, ProcessPoolExecutor
 
     with ProcessPoolExecutor(processes, mp_context=_context()) as pool:
-        futures: list[Future[Outcome]] = [pool.submit(scope_one, job) for job in jobs]
+        futures: list[Future[Outcome]] = []
         try:
-            for future in futures:
-                outcome = future.result()
+            for index in range(len(jobs)):
+                while len(futures) < len(jobs) and _room(jobs[index : len(futures) + 1], processes):
+                    futures.append(pool.submit(scope_one, jobs[len(futures)]))
+                outcome = futures[index].result()
                 done += sum(item.bytes for item in outcome[1])
                 if progress is not None:
                     progress(done, total)
@@ -132,3 +153,15 @@ def scope_each(
             for future in futures:
                 future.cancel()
             raise
+
+
+#: The bytes of the workers' copies of remote objects (see :func:`scope_each`) held on disk
+#: while their objects wait to be merged, beyond ``processes`` objects (the ones being read).
+HELD = 1 << 30
+
+
+def _room(out: list[Job], processes: int) -> bool:
+    """Return True when the jobs ``out`` (the next to merge first) may all be out at once."""
+    if len(out) <= processes:
+        return True
+    return sum(job.file.stat().st_size for job in out if job.keep_in is not None) <= HELD

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -208,8 +209,28 @@ def test_jobs_read_again_only_the_object_whose_requests_an_earlier_one_counted(
     tmp_path: Path, s3_bucket: str, s3_traffic: Traffic, monkeypatch: Any
 ) -> None:
     """--jobs: when two workers counted the same request id, every object was read again in one
-    process, fetching each a second time. Now only the later object is read again: the others'
-    GETs cover their bytes once."""
+    process, fetching each a second time. Then only the later object was read again, fetched a
+    second time (1.73x its bytes). Now it is read again from its worker's copy: every object's
+    GETs cover its bytes once, and the run's temporary files are gone."""
+    bodies = _repeating(tmp_path, s3_bucket, monkeypatch)
+    s3_traffic.requests.clear()
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    far = scope_run([f"s3://{s3_bucket}/d/*.json.gz"], preset="canonical", jobs=2).result
+    for key, body in bodies.items():
+        _once(s3_traffic, s3_bucket, key, len(body))
+    assert far.fetched_again == [] and list((tmp_path / "tmp").iterdir()) == []
+    near = scope_run([str(tmp_path / "d-*.json.gz")], preset="canonical", jobs=1).result
+    assert far.duplicates.requests == 3
+    assert (far.counts, far.duplicates) == (near.counts, near.duplicates)
+    assert far.affected.request_ids == near.affected.request_ids
+    assert far.possibly_affected.request_ids == near.possibly_affected.request_ids
+    assert [i.sha256 for i in far.inputs] == [i.sha256 for i in near.inputs]
+
+
+def _repeating(tmp_path: Path, bucket: str, monkeypatch: Any) -> dict[str, bytes]:
+    """Put three gzip NDJSON objects under ``d/`` (copies in ``tmp_path``), the third repeating
+    three requests of the first (so it is read again under --jobs); small fetch pieces."""
     monkeypatch.setattr(remote, "CHUNK", 4 << 10)
     monkeypatch.setattr(remote, "HEAD", 4 << 10)
     repeated = ndjson(
@@ -227,15 +248,64 @@ def test_jobs_read_again_only_the_object_whose_requests_an_earlier_one_counted(
     texts[2] += repeated
     bodies = {f"d/{n}.json.gz": gzip.compress(text) for n, text in enumerate(texts)}
     for key, body in bodies.items():
-        put_object(s3_traffic_endpoint(), s3_bucket, key, body)
+        put_object(s3_traffic_endpoint(), bucket, key, body)
         (tmp_path / key.replace("/", "-")).write_bytes(body)
-    s3_traffic.requests.clear()
+    return bodies
+
+
+def test_jobs_past_the_kept_bytes_an_object_read_again_is_fetched_again_and_said(
+    tmp_path: Path, s3_bucket: str, s3_traffic: Traffic, monkeypatch: Any
+) -> None:
+    """A worker keeps only the first KEEP bytes of a text object: read again, the rest is
+    fetched again, and ``fetched_again`` names the object and those bytes (never silent)."""
+    bodies = _repeating(tmp_path, s3_bucket, monkeypatch)
+    monkeypatch.setattr(spool, "KEEP", 64 << 10)
+    assert all(len(body) > 3 * spool.KEEP for body in bodies.values())
     far = scope_run([f"s3://{s3_bucket}/d/*.json.gz"], preset="canonical", jobs=2).result
-    for key in ("d/0.json.gz", "d/1.json.gz"):
-        _once(s3_traffic, s3_bucket, key, len(bodies[key]))
+    (note,) = far.fetched_again
+    size = len(bodies["d/2.json.gz"])
+    assert note.path == f"s3://{s3_bucket}/d/2.json.gz" and note.bytes == size - spool.KEEP
+    got = sum(sent for _, sent in s3_traffic.gets(s3_bucket, "d/2.json.gz"))
+    assert got >= size + note.bytes
     near = scope_run([str(tmp_path / "d-*.json.gz")], preset="canonical", jobs=1).result
-    assert far.duplicates.requests == 3
     assert (far.counts, far.duplicates) == (near.counts, near.duplicates)
-    assert far.affected.request_ids == near.affected.request_ids
-    assert far.possibly_affected.request_ids == near.possibly_affected.request_ids
     assert [i.sha256 for i in far.inputs] == [i.sha256 for i in near.inputs]
+
+
+@pytest.mark.parametrize("stop", ["worker error", "ctrl-c"])
+def test_jobs_copies_are_deleted_on_an_error_and_on_ctrl_c(
+    tmp_path: Path, s3_bucket: str, s3_traffic: Traffic, monkeypatch: Any, stop: str
+) -> None:
+    """The workers' copies wait on disk for the merge: a worker's error (the third object gone
+    once listed) or Ctrl-C while an object is read again leaves no temporary file behind."""
+    import boto3
+
+    from assess.kernel.errors import InputError
+    from assess.scope import parallel, read_inputs
+
+    _repeating(tmp_path, s3_bucket, monkeypatch)
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    held: list[list[str]] = []
+    if stop == "ctrl-c":
+
+        def interrupt(*args: Any) -> Any:
+            held.append(sorted(p.name for p in (tmp_path / "tmp").rglob("*")))
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(read_inputs, "_read_again", interrupt)
+    else:
+        each = parallel.scope_each
+
+        def gone(*args: Any) -> Any:
+            s3 = boto3.client("s3", endpoint_url=s3_traffic_endpoint())
+            s3.delete_object(Bucket=s3_bucket, Key="d/2.json.gz")
+            for outcome in each(*args):
+                held.append(sorted(p.name for p in (tmp_path / "tmp").rglob("*")))
+                yield outcome
+
+        monkeypatch.setattr(parallel, "scope_each", gone)
+    with pytest.raises(KeyboardInterrupt if stop == "ctrl-c" else InputError):
+        scope_run([f"s3://{s3_bucket}/d/*.json.gz"], preset="canonical", jobs=2)
+    assert held and any(n.startswith("kept-") for n in held[0]), held  # copies were held
+    assert list((tmp_path / "tmp").iterdir()) == []

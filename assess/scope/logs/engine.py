@@ -105,6 +105,8 @@ class LogReader:
         self.contents: list[str | None] = []
         #: Inputs named but not read (duplicates, broken symlinks), set by ``open_logs``.
         self.input_notes: list[InputNote] = []
+        #: Remote objects read again past a --jobs worker's copy (see read_inputs.read_all).
+        self.fetched_again: list[InputNote] = []
         self.inference: Inference | None = None  # the mapping --preset auto inferred
         self._total = sum(f.stat().st_size for f in self.files)
         self._done = 0

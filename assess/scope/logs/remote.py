@@ -77,6 +77,10 @@ class RemoteFile:
         self.name = urlsplit(url).path.rsplit("/", 1)[-1]
         self._spool: Spool | None = None
         self._head: tuple[str, int, bool] | None = None  # the parent's spool (a worker's seed)
+        #: Where this process's spool goes and how much of a text object it keeps (a ``--jobs``
+        #: worker: the run's folder, whose files the parent deletes; None: $TMPDIR, ``KEEP``).
+        self.folder: str | None = None
+        self.keep: int | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         """The URL and size, and where this process keeps the bytes fetched so far: a worker
@@ -143,10 +147,23 @@ class RemoteFile:
     def spool(self) -> Spool:
         """Return the object's spool (made on first use): every byte is fetched once."""
         if self._spool is None:
-            self._spool = Spool(self._fetcher(), display=self.display)
+            self._spool = Spool(self._fetcher(), self.keep, self.display, self.folder)
             if self._head is not None:
                 self._spool.seed(*self._head)
         return self._spool
+
+    def adopt(self, kept: tuple[str, int, bool]) -> int:
+        """Read the object from now on from ``kept``, a worker's copy (see
+        :meth:`~assess.scope.logs.spool.Spool.hand_back`), in place of the bytes this process
+        holds; return how many bytes of the object past it will be fetched again (0 when the
+        copy is the whole object, or when it holds less than this process does: then dropped)."""
+        held = self._spool.head() if self._spool is not None else None
+        if held is not None and held[1] > kept[1]:
+            os.unlink(kept[0])
+            return 0 if held[2] else max((self.size or 0) - held[1], 0)
+        self.release()
+        self.spool().adopt(*kept)
+        return 0 if kept[2] else max((self.size or 0) - kept[1], 0)
 
     def release(self) -> None:
         """Delete the bytes kept of the object (a later read fetches them again)."""

@@ -14,6 +14,7 @@ kept whole (random access), until the run releases it (:meth:`Spool.close`).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -38,14 +39,21 @@ class Spool:
     """
 
     def __init__(
-        self, fetch: Callable[[int, int], bytes], keep: int | None = None, display: str = ""
+        self,
+        fetch: Callable[[int, int], bytes],
+        keep: int | None = None,
+        display: str = "",
+        folder: str | None = None,
     ) -> None:
+        """``folder``: where the temporary file goes (default: $TMPDIR)."""
         self._fetch = fetch
         self.keep = KEEP if keep is None else keep
         self.display = display  # the object, in messages
         self._lock = threading.Lock()
+        self._adopted: str | None = None  # a file this spool took over (deleted on close)
         try:
-            self._file: IO[bytes] = tempfile.NamedTemporaryFile(prefix="assess-spool-")  # noqa: SIM115
+            made = tempfile.NamedTemporaryFile(prefix="assess-spool-", dir=folder)  # noqa: SIM115
+            self._file: IO[bytes] = made
         except OSError as exc:
             self._refuse_disk(exc, 0)
             raise
@@ -60,24 +68,24 @@ class Spool:
 
     def piece(self, offset: int, size: int) -> bytes:
         """Return up to ``size`` bytes at ``offset``: stored ones, or fetched (and stored while
-        they continue the stored prefix within ``keep``); empty at the end of the object."""
+        they continue the stored prefix, up to ``keep`` bytes); empty at the end of the object."""
         with self._lock:
             if offset < self.stored:
                 return os.pread(self._file.fileno(), min(size, self.stored - offset), offset)
             if self.complete:
                 return b""
             data = self._fetch(offset, size)
-            if offset == self.stored and self.stored < self.keep:
-                if data:
-                    try:
-                        os.pwrite(self._file.fileno(), data, offset)
-                    except OSError as exc:
-                        self._refuse_disk(exc, offset + len(data))
-                        raise
-                    self.stored += len(data)
-                    self._digest.update(data)
-                else:
-                    self.complete = True
+            if offset == self.stored and not data:
+                self.complete = True
+            elif offset == self.stored and self.stored < self.keep:
+                kept = data[: self.keep - offset]  # at most ``keep`` bytes stored
+                try:
+                    os.pwrite(self._file.fileno(), kept, offset)
+                except OSError as exc:
+                    self._refuse_disk(exc, offset + len(kept))
+                    raise
+                self.stored += len(kept)
+                self._digest.update(kept)
             return data
 
     def _refuse_disk(self, exc: OSError, needed: int) -> None:
@@ -104,6 +112,34 @@ class Spool:
         :meth:`seed`, or None when nothing is stored."""
         with self._lock:
             return (self.name, self.stored, self.complete) if self.stored else None
+
+    def hand_back(self, folder: str) -> tuple[str, int, bool] | None:
+        """Keep the bytes stored as a file in ``folder`` that outlives this spool (a ``--jobs``
+        worker hands it to the parent, which may read the object again); return (file, bytes
+        stored, whether that is the whole object), or None when nothing is stored."""
+        head = self.head()
+        if head is None:
+            return None
+        kept = os.path.join(folder, f"kept-{os.getpid()}-{os.path.basename(head[0])}")
+        os.link(head[0], kept)  # the same folder: one file system
+        return kept, head[1], head[2]
+
+    def adopt(self, name: str, stored: int, complete: bool) -> None:
+        """Take over another process's kept file ``name`` (see :meth:`hand_back`) in place of
+        a fresh spool's file, hashing its ``stored`` bytes as if fetched; it is deleted on
+        :meth:`close`."""
+        with self._lock:
+            handle = open(name, "r+b")  # noqa: SIM115 (closed by close())
+            self._file.close()
+            self._file, self._adopted = handle, name
+            self._digest, self.stored = hashlib.sha256(), 0
+            while self.stored < stored:
+                data = os.pread(handle.fileno(), min(8 << 20, stored - self.stored), self.stored)
+                if not data:
+                    break
+                self._digest.update(data)
+                self.stored += len(data)
+            self.complete = complete and self.stored == stored
 
     def seed(self, name: str, stored: int, complete: bool) -> None:
         """Take the first ``stored`` bytes from another process's spool file ``name`` (a
@@ -141,6 +177,9 @@ class Spool:
     def close(self) -> None:
         """Delete the stored bytes (and end the fetcher's open response, if it keeps one)."""
         self._file.close()
+        if self._adopted is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._adopted)
         ends = getattr(self._fetch, "close", None)
         if ends is not None:
             ends()
