@@ -149,11 +149,11 @@ def _fields(preset: Preset, table: str, column: str) -> str:
 ), folded AS (
   SELECT line, valid, tokens, {collapsed("tokens", PASSES - 1)} AS before FROM lexed
 ), parsed AS (
-  SELECT line, ASSESS_UNDECODED(line) AS undecoded,
+  SELECT line, ASSESS_UNDECODED(line) AS undecoded, ASSESS_HOLDS_NUL(line) AS nul,
     valid AND {strict_json("tokens", "before", "last")} AS ok
   FROM (SELECT line, valid, tokens, before, {collapsed("before")} AS last FROM folded) AS l
 ), {"".join(w + ", " for w in walked)}f AS (
-  SELECT ok, undecoded,
+  SELECT ok, undecoded, nul,
     CASE WHEN ok THEN {rules} END AS non_request,
     CASE WHEN ok THEN json_extract(line, '$.error') END AS error,
     CASE WHEN ok THEN {envelope()} END AS envelope,
@@ -207,6 +207,7 @@ def _classified(scope: ScopeFilter) -> str:
     return f"""c AS (
   SELECT *,
     CASE WHEN undecoded THEN 'skip:binary data, not UTF-8 JSON'
+      WHEN nul THEN 'skip:binary data, not JSON'
       WHEN NOT ok THEN 'skip:not a JSON object'
       WHEN non_request IS NOT NULL THEN 'non_request:' || non_request
       WHEN ts_raw IS NULL AND model_raw IS NULL AND envelope THEN {lit("skip:" + ENVELOPE)}

@@ -139,19 +139,42 @@ def json_container_form(dialect: str, args: list[Any]) -> str:
     return f"COALESCE(JSON_TYPE({line}, {path}) IN ('OBJECT', 'ARRAY'), FALSE)"
 
 
+#: The line docs/scope-remote.md's DuckDB recipe gives the query for a line that is not UTF-8
+#: (DuckDB's text cannot hold it): NUL then \x01, told from a line holding a NUL (one NUL).
+NOT_UTF8_LINE = "CHR(0) || CHR(1)"
+
+
 def undecoded_form(dialect: str, args: list[Any]) -> str:
-    """``ASSESS_UNDECODED(line)``: the line's bytes are not UTF-8, which the local reader skips
-    as binary. Spark's text reader keeps the bytes as they are: decoding them replaces a bad
-    byte, so the round trip differs; DuckDB's read_csv stops at such a byte instead, and the
-    others are not run here: never."""
+    """``ASSESS_UNDECODED(line)``: the line's bytes are not UTF-8 and hold no NUL, which the
+    local reader skips as "binary data, not UTF-8 JSON" (a NUL comes first: "not JSON"). Spark's
+    text reader keeps the bytes as they are: decoding them replaces a bad byte, so the round
+    trip differs; DuckDB's recipe gives :data:`NOT_UTF8_LINE` instead; the others are not run
+    here: never."""
+    line = args[0].sql(dialect="duckdb")
     if dialect == "spark":
-        line = args[0].sql(dialect="duckdb")
-        return f"DECODE(ENCODE({line}, 'UTF-8'), 'UTF-8') <> {line}"
+        return f"(DECODE(ENCODE({line}, 'UTF-8'), 'UTF-8') <> {line} AND INSTR({line}, CHR(0)) = 0)"
+    if dialect == "duckdb":
+        return f"({line} = {NOT_UTF8_LINE})"
+    return "FALSE"
+
+
+def holds_nul_form(dialect: str, args: list[Any]) -> str:
+    """``ASSESS_HOLDS_NUL(line)``: the line holds a NUL, which the local reader skips as
+    "binary data, not JSON". DuckDB (the recipe gives one NUL for such a line) and Spark (its
+    text reader keeps it) only; the others are not run here (BigQuery's CHR(0) is ''): never."""
+    line = args[0].sql(dialect="duckdb")
+    if dialect in ("duckdb", "spark"):
+        return (
+            f"(INSTR({line}, CHR(0)) > 0)"
+            if dialect == "spark"
+            else f"(STRPOS({line}, CHR(0)) > 0)"
+        )
     return "FALSE"
 
 
 JSON_FORMS: dict[str, Callable[[str, list[Any]], str]] = {
     "ASSESS_UNDECODED": undecoded_form,
+    "ASSESS_HOLDS_NUL": holds_nul_form,
     "ASSESS_JSON_NULL": json_null_form,
     "ASSESS_JSON_CONTAINER": json_container_form,
     "ASSESS_JSON_CHILD": json_child_form,

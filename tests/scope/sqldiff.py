@@ -448,6 +448,9 @@ def answer(doc: dict[str, Any]) -> dict[str, Any]:
         "non_request_reasons": doc["breakdown"]["non_request_reasons"],
         "requests": doc["breakdown"]["requests"],
         "prompt_tokens_total": doc["disclosed"]["prompt_tokens_total"],
+        "binary_skips": {  # json39: NUL and not-UTF-8 lines carry the local reason
+            k: n for k, n in doc["breakdown"]["skipped_reasons"].items() if "binary" in k
+        },
         "verdict": doc["verdict"],
     }
 
@@ -503,9 +506,10 @@ def local_parquet(case: Case, tmp: Path) -> dict[str, Any] | None:
 #: is read whole as bytes and split at ``\n`` only (``read_csv`` also ends a line at a raw ``\r``,
 #: which is JSON whitespace: acc39b #1): a BLOB cast to VARCHAR escapes every byte outside
 #: printable ASCII, the backslash and the quote as ``\xNN``, so ``\x0A`` there is exactly a newline
-#: byte; each piece is cast back to its bytes. A line that is not UTF-8 or longer than 16 MiB (the
-#: local ``--max-line-bytes`` default) or that holds a NUL becomes a line starting with NUL, which
-#: the query skips as not JSON, as locally. A UTF-8 BOM opening the file is dropped, as the local
+#: byte; each piece is cast back to its bytes. A line longer than 16 MiB (the local
+#: ``--max-line-bytes`` default) becomes ``\x01`` (not JSON), a line holding a NUL one NUL (the
+#: query's "binary data, not JSON"), a line that is not UTF-8 NUL and ``\x01`` (its "binary data,
+#: not UTF-8 JSON"), the local reasons. A UTF-8 BOM opening the file is dropped, as the local
 #: readers drop it (accfinal N1: kept, it made line 1 not JSON: a false all-clear).
 DUCKDB_RECIPE = (
     "CREATE OR REPLACE TEMP TABLE assess_lines AS SELECT piece::BLOB AS bytes FROM (SELECT "
@@ -513,8 +517,8 @@ DUCKDB_RECIPE = (
     "substr(content::VARCHAR, 13) ELSE content::VARCHAR END, '\\x0A')) AS piece "
     "FROM read_blob('{path}'))",
     "CREATE OR REPLACE VIEW assess_logs AS SELECT CASE WHEN octet_length(bytes) > 16777216 "
-    "THEN chr(0) WHEN try(decode(bytes)) IS NULL THEN chr(0) WHEN strpos(decode(bytes), chr(0)) "
-    "> 0 THEN chr(0) || decode(bytes) ELSE decode(bytes) END AS line FROM assess_lines",
+    "THEN chr(1) WHEN strpos(bytes::VARCHAR, '\\x00') > 0 THEN chr(0) WHEN try(decode(bytes)) "
+    "IS NULL THEN chr(0) || chr(1) ELSE decode(bytes) END AS line FROM assess_lines",
 )
 
 

@@ -245,7 +245,14 @@ def test_the_other_dialects_carried_back_to_duckdb_give_the_local_answer(
     out = tmp_path / "result.parquet"
     query = to_duckdb(sqldiff.emit_sql(dialect, preset=case.preset).sql, dialect)
     con.execute(f"COPY ({query}) TO '{out}' (FORMAT parquet)")
-    assert sqldiff.engine_answer(case, dialect, out) == sqldiff.local_ndjson(case, tmp_path)
+    found, reference = (
+        sqldiff.engine_answer(case, dialect, out),
+        sqldiff.local_ndjson(case, tmp_path),
+    )
+    # the reasons of NUL and not-UTF-8 lines are the local ones in DuckDB and Spark only (these
+    # dialects' text readers were not run: such a line is "not a JSON object" there)
+    assert found["counts"]["records_skipped"] == reference["counts"]["records_skipped"]
+    assert found | {"binary_skips": {}} == reference | {"binary_skips": {}}
 
 
 @pytest.mark.parametrize("dialect", ["spark", "trino", "athena", "bigquery"])
