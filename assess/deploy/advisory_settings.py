@@ -177,6 +177,7 @@ def _exposed(
         detail,
         _fix(adv, node),
         [adv.id, node.name, *readings],
+        [adv.id],
     )
 
 
@@ -226,6 +227,7 @@ def _no_setting_helps(adv: Advisory, node: NodeView, dep: Deployment) -> NodeFin
         "names (" + ", ".join(sorted({f.setting for f in adv.settings})) + ").",
         _fix(adv, node),
         [adv.id, node.name],
+        [adv.id],
     )
 
 
@@ -241,4 +243,5 @@ def _not_shown(adv: Advisory, node: NodeView, facts: Sequence[SettingFact]) -> N
         "Give the launch's full startup log (SGLang's server_args line, vLLM's non-default "
         "args and engine line), or the launch command.",
         [adv.id, node.name],
+        [adv.id],
     )

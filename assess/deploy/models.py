@@ -139,10 +139,14 @@ class NodeLog(Model):
 
 
 class NodeFinding(Finding):
-    """A deploy-check finding: a :class:`Finding` plus the node it concerns (None: all nodes)
-    and the framework controls its id maps to (controls/crosswalk.yaml), as score's carry."""
+    """A deploy-check finding: a :class:`Finding` plus the node it concerns (None: all nodes),
+    the advisories it rests on and the framework controls its id maps to
+    (controls/crosswalk.yaml), as score's carry."""
 
     node: str | None = None
+    advisories: list[str] = Field(
+        default_factory=list, description="Ids of the advisories (advisories/) it rests on"
+    )
     controls: list[ControlRef] = Field(
         default_factory=list,
         description="Framework controls it shows not satisfied (controls/crosswalk.yaml)",

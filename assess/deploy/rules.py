@@ -11,6 +11,7 @@ from collections.abc import Callable
 from packaging.version import Version
 
 from assess.deploy.advisory_settings import advisory_settings, exposing_settings
+from assess.deploy.fixes import fix_no_kv_memory, fix_pool
 from assess.deploy.models import IsolationSetting, NodeFinding, Role
 from assess.deploy.view import Deployment as Deployment  # check.py imports them from here
 from assess.deploy.view import NodeView as NodeView
@@ -27,21 +28,6 @@ INCIDENT_NOTE = (
 def uncovered(pool: int, window: int) -> str:
     """Return the share of ``window`` with no backing memory, e.g. '35.0%'."""
     return f"{(window - pool) / window:.1%}"
-
-
-def _fix_pool(node: NodeView, limit: int) -> str:
-    if node.log.engine == "vllm":
-        return (
-            f"Lower --max-model-len to at most {limit:,}, or give the KV cache more memory "
-            "(--gpu-memory-utilization, more GPUs, lighter weights) until 'GPU KV cache size' "
-            "is at least the context length. Recheck after every change."
-        )
-    return (
-        f"Lower --context-length to at most {limit:,}, or give the KV pool more memory "
-        "(--mem-fraction-static, more GPUs, lighter weights or quantization) until "
-        "max_total_num_tokens is at least context_len on every prefill and decode node. "
-        "Recheck after every change of weights, quantization, parallelism or memory fraction."
-    )
 
 
 def _pool_severity(node: NodeView) -> Severity:
@@ -69,7 +55,7 @@ def pool_vs_context(node: NodeView, dep: Deployment) -> list[NodeFinding]:
             _pool_severity(node),
             f"{node.name}: KV pool ({pool:,} tokens) is smaller than the context length ({ctx:,})",
             detail,
-            _fix_pool(node, pool),
+            fix_pool(node, pool),
             _evidence(node, "pool_tokens", "context_tokens"),
         )
     ]
@@ -92,7 +78,7 @@ def pool_vs_advertised(node: NodeView, dep: Deployment) -> list[NodeFinding]:
             f"({adv:,})",
             f"{uncovered(pool, adv)} of the advertised window ({adv - pool:,} of {adv:,} tokens) "
             f"has no backing KV memory on this {node.role.value} node.",
-            _fix_pool(node, pool) + " Or advertise no more than the pool holds.",
+            fix_pool(node, pool) + " Or advertise no more than the pool holds.",
             _evidence(node, "pool_tokens") + [f"--advertised-context {adv}"],
         )
     ]
@@ -127,7 +113,7 @@ def pool_vs_deployment(node: NodeView, dep: Deployment) -> list[NodeFinding]:
             f"accepts ({ctx:,})",
             f"{uncovered(pool, ctx)} of the window {widest.name} accepts has no backing memory "
             f"here; the KV of a long prompt is handed over whole between prefill and decode.",
-            _fix_pool(node, pool),
+            fix_pool(node, pool),
             _evidence(node, "pool_tokens") + _evidence(widest, "context_tokens"),
         )
     ]
@@ -153,6 +139,7 @@ def advisory_version(node: NodeView, dep: Deployment) -> list[NodeFinding]:
                 "cannot be checked against them.",
                 f"Add the version to the startup log: {node.log.hints.get('version', '')}.",
                 [node.name, *sorted(a.id for a in named)],
+                sorted(a.id for a in named),
             )
         ]
     found: list[NodeFinding] = []
@@ -188,6 +175,7 @@ def advisory_version(node: NodeView, dep: Deployment) -> list[NodeFinding]:
                 if scope.fixed_version
                 else f"No fixed {scope.name} version is recorded: apply {adv.id}'s mitigations.",
                 [adv.id, *_evidence(node, "version")],
+                [adv.id],
             )
         )
     return found
@@ -348,15 +336,20 @@ def refused_to_start(node: NodeView, dep: Deployment) -> list[NodeFinding]:
     sizes = f"{need} GiB of KV cache needed, {have} GiB available" if need and have else ""
     if pool is not None:
         holds = f"the KV cache holds {pool:,} tokens"
+        fix = fix_pool(node, pool)
     elif ctx and isinstance(need, float) and isinstance(have, float) and need > 0:
+        estimate = int(ctx * have / need)
         holds = (
-            f"the KV cache holds about {int(ctx * have / need):,} tokens ({sizes}; the "
+            f"the KV cache holds about {estimate:,} tokens ({sizes}; the "
             "refusal gives no token figure: context x available / needed)"
         )
+        fix = fix_pool(node, estimate)  # not the context asked: that is what did not fit
     elif settings.get("refusal_wording") == "no-kv-memory":
         holds = "no memory was left for the KV cache at all (the refusal prints no figures)"
+        fix = fix_no_kv_memory(ctx)
     else:
         holds = f"the KV cache is too small ({sizes})" if sizes else "the KV cache is too small"
+        fix = fix_pool(node, None)  # no figure of what fits: the context asked is not one
     asked = f"{ctx:,} tokens" if ctx else "the configured context"
     severity = _pool_severity(node) if pool is not None else Severity.HIGH
     return [
@@ -368,7 +361,7 @@ def refused_to_start(node: NodeView, dep: Deployment) -> list[NodeFinding]:
             + ". This launch serves nothing; a relaunch with other settings must be checked "
             "again: lowering only the memory reserved can make it start with a pool smaller "
             "than the context.",
-            _fix_pool(node, pool if pool is not None else ctx or 0),
+            fix,
             _evidence(node, "settings.refused_to_start", "context_tokens", "pool_tokens"),
         )
     ]  # fmt: skip

@@ -57,7 +57,7 @@ class Deployment:
 
 def _finding(
     node: str | None, fid: str, severity: Severity, title: str, detail: str, fix: str,
-    rests_on: list[str],
+    rests_on: list[str], advisories: list[str] | None = None,
 ) -> NodeFinding:  # fmt: skip
     return NodeFinding(
         id=fid,
@@ -69,6 +69,7 @@ def _finding(
         evidence_level=EvidenceLevel.VERIFIED,
         source=SOURCE,
         node=node,
+        advisories=advisories or [],
     )
 
 

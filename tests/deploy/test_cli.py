@@ -147,3 +147,25 @@ def test_fail_on_threshold(run_cli: Any) -> None:
 def test_help_has_an_example(run_cli: Any) -> None:
     result = run_cli("deploy-check", "--help")
     assert result.exit_code == 0 and "Example: assess deploy-check" in result.stdout
+
+
+# the finding ids that rest on advisories (docs/deploy-check.md "Findings")
+ADVISORY_FINDINGS = {"engine-version-affected", "engine-version-unknown",
+                     "advisory-settings-expose", "advisory-settings-not-shown"}  # fmt: skip
+
+
+def test_each_finding_names_the_advisories_it_rests_on(run_cli: Any) -> None:
+    """As score's findings do (acc41 m5): `advisories` on every finding, [] when none."""
+    code, doc = json_of(run_cli, PRE, DEC)
+    assert code == 1
+    named: dict[str, set[str]] = {}
+    for f in doc["findings"]:
+        assert isinstance(f["advisories"], list)
+        if f["id"] in ADVISORY_FINDINGS:
+            assert f["advisories"] and set(f["advisories"]) <= set(f["rests_on"])
+        else:
+            assert f["advisories"] == []
+        named.setdefault(f["id"], set()).update(f["advisories"])
+    assert named["engine-version-affected"] == {"glm-5.3-kv-leak"}
+    assert named["advisory-settings-expose"] == {"sglang-pd-kv-transfer-race"}
+    assert named["pool-smaller-than-context"] == set()

@@ -191,3 +191,165 @@ def test_a_wrapped_context_figure_is_not_taken_for_a_prefix() -> None:
     """'(32768),' at a line start names no letter: it is the figure, not a process tag."""
     text = _prefixed(RETYPED[3][1], "(EngineCore_DP0 pid=9) ")
     assert parse_text(text).context_tokens == 32768
+
+
+# V0's log prefix, as vLLM printed it before the file name went into brackets (vllm/logger.py,
+# vllm-project/vllm at 00656a8e: "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s",
+# date "%m-%d %H:%M:%S"; its NewLineFormatter repeats the prefix on every line of a message).
+# (source, prefix, message, context asked, tokens the cache holds): each prefix and message is
+# verbatim from the source; the message is re-wrapped below with the prefix on every line.
+V0_PREFIXED = [
+    (
+        "https://github.com/vllm-project/vllm/issues/6746 (a V0 worker process)",
+        "(VllmWorkerProcess pid=6499) ERROR 07-24 14:07:40 multiproc_worker_utils.py:226] ",
+        "ValueError: The model's max seq len (131072) is larger than the maximum number of tokens "
+        "that can be stored in KV cache (79392). Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine.",
+        131072, 79392,
+    ),
+    (
+        "https://github.com/vllm-project/vllm/issues/10439 (vLLM 0.6.4.post1 under docker compose)",
+        "vllm-1  | ERROR 11-18 18:07:28 engine.py:366] ",
+        "ValueError: No available memory for the cache blocks. Try increasing "
+        "`gpu_memory_utilization` when initializing the engine.",
+        None, None,
+    ),
+    (
+        "https://github.com/OpenRLHF/OpenRLHF/issues/336 (the prefix of its log; the figures of "
+        "its title, in V0's message)",
+        "2024-06-28T06:11:52.685300953Z (LLMRayActor pid=20770) ERROR 06-28 06:11:45 "
+        "worker_base.py:145] ",
+        "ValueError: The model's max seq len (8192) is larger than the maximum number of tokens "
+        "that can be stored in KV cache (6048). Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine.",
+        8192, 6048,
+    ),
+]  # fmt: skip
+
+
+def _wrapped(message: str, pieces: int) -> str:
+    """Return ``message`` cut at spaces into ``pieces`` lines of about equal length."""
+    words = message.split(" ")
+    size = -(-len(words) // pieces)
+    return "\n".join(" ".join(words[i : i + size]) for i in range(0, len(words), size))
+
+
+def _assert_refusal(text: str, source: str, asked: int | None, holds: int | None) -> None:
+    log = parse_text(text)
+    assert log.engine == "vllm"
+    assert log.settings["refused_to_start"] is True
+    assert (log.context_tokens, log.pool_tokens) == (asked, holds)
+    result = check_deployment([NodeLog(name="n", source=source, parsed=log)])
+    assert result.failed
+    (refusal,) = [f for f in result.findings if f.id == "engine-refused-to-start"]
+    if holds is not None:
+        assert f"the KV cache holds {holds:,} tokens" in refusal.detail
+    else:
+        assert "no memory was left for the KV cache at all" in refusal.detail
+        assert log.settings["refusal_wording"] == "no-kv-memory"
+
+
+@pytest.mark.parametrize("pieces", [1, 2, 3])
+@pytest.mark.parametrize(
+    ("source", "prefix", "message", "asked", "holds"), V0_PREFIXED,
+    ids=[r[0].split()[0].rsplit("/", 3)[-3] + "#" + r[0].split()[0].rsplit("/", 1)[-1]
+         for r in V0_PREFIXED],
+)  # fmt: skip
+def test_v0_refusals_rewrapped_with_v0_prefixes_on_every_line(
+    pieces: int, source: str, prefix: str, message: str, asked: int | None, holds: int | None
+) -> None:
+    """acc41 D2: V0's wording and 'No available memory' are read with the prefixes set aside,
+    V0's unbracketed 'engine.py:366] ' among them (pieces=1: the line as printed)."""
+    _assert_refusal(_prefixed(_wrapped(message, pieces), prefix), source, asked, holds)
+
+
+# The acceptance review's repro files (/work/acc/r41/t/dc, acc41 D2), verbatim: V0's wording and
+# "No available memory" re-wrapped under the V1 EngineCore prefix, V0's prefix and docker
+# compose's. The banner and "Using max model len" lines are the review's own.
+_BANNER = (
+    "INFO 10-21 00:34:20 [api_server.py:1839] vLLM API server version 0.6.6\n"
+    "INFO 10-21 00:34:21 [config.py:887] Using max model len {ctx}\n"
+)
+_CORE = "(EngineCore_DP0 pid=1) ERROR 10-21 00:35:03 [core.py:708] "
+ACC41_D2 = [
+    (
+        "w-a.log",
+        _BANNER.format(ctx=131072)
+        + _CORE + "ValueError: The model's max seq len (131072) is larger than the\n"
+        + _CORE + "maximum number of tokens that can be stored in KV cache (98304). Try "
+        "increasing\n"
+        + _CORE + "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
+        "engine.\n",
+        131072, 98304,
+    ),
+    (
+        "w-c.log",
+        _BANNER.format(ctx=131072)
+        + "ERROR 03-10 15:07:41 engine.py:158] ValueError: The model's max seq len (131072) is "
+        "larger than the maximum number\n"
+        "ERROR 03-10 15:07:41 engine.py:158] of tokens that can be stored in KV cache (98304). "
+        "Try increasing\n"
+        "ERROR 03-10 15:07:41 engine.py:158] `gpu_memory_utilization` or decreasing "
+        "`max_model_len` when initializing the engine.\n",
+        131072, 98304,
+    ),
+    (
+        "w-e.log",
+        _BANNER.format(ctx=32768)
+        + _CORE + "ValueError: No available memory for the cache\n"
+        + _CORE + "blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\n",
+        32768, None,
+    ),
+    (
+        "w-f.log",
+        _prefixed(_BANNER.format(ctx=131072), "vllm-1  | ")
+        + "vllm-1  | ValueError: The model's max seq len (131072) is larger than the maximum "
+        "number\n"
+        "vllm-1  | of tokens that can be stored in KV cache (98304). Try increasing\n"
+        "vllm-1  | `gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
+        "engine.\n",
+        131072, 98304,
+    ),
+    (
+        "w-h.log",
+        _prefixed(_BANNER.format(ctx=32768), "vllm-1  | ")
+        + "vllm-1  | ValueError: No available memory for the cache\n"
+        "vllm-1  | blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\n",
+        32768, None,
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "text", "asked", "holds"), ACC41_D2, ids=[r[0] for r in ACC41_D2])
+def test_the_reviews_rewrapped_refusals(
+    name: str, text: str, asked: int, holds: int | None
+) -> None:
+    _assert_refusal(text, name, asked, holds)
+
+
+def test_no_kv_memory_fix_is_vllms_own_remedy_not_the_context_asked() -> None:
+    """acc41 m6: 'Lower --max-model-len to at most <the context asked>' was no advice."""
+    log = parse_text(ACC41_D2[2][1])
+    result = check_deployment([NodeLog(name="n", source="w-e.log", parsed=log)])
+    (refusal,) = [f for f in result.findings if f.id == "engine-refused-to-start"]
+    fix = refusal.remediation
+    assert "at most 32,768" not in fix
+    assert fix.startswith("Raise --gpu-memory-utilization, as vLLM's message says")
+    for remedy in ("--max-model-len", "--max-num-seqs", "quantized model", "more GPUs",
+                   "--tensor-parallel-size", "Conserving memory"):  # fmt: skip
+        assert remedy in fix
+
+
+def test_v1_refusal_without_an_estimate_fixes_to_what_fits_not_to_the_context() -> None:
+    """The same empty advice for V1 0.8.x (no token figure): the fix names the estimate."""
+    text = (  # tests/deploy/test_refusals.py, "V1, 'GB', no estimate (0.8.2)"
+        "ERROR 03-27 16:43:19 [core.py:343] ValueError: To serve at least one request with the "
+        "models's max seq len (116160), (4.43 GB KV cache is needed, which is larger than the "
+        "available KV cache memory (3.48 GB). Try increasing gpu_memory_utilization or "
+        "decreasing max_model_len when initializing the engine."
+    )
+    result = check_deployment([NodeLog(name="n", source="t", parsed=parse_text(text))])
+    (refusal,) = [f for f in result.findings if f.id == "engine-refused-to-start"]
+    estimate = int(116160 * 3.48 / 4.43)
+    assert f"Lower --max-model-len to at most {estimate:,}," in refusal.remediation
+    assert "116,160" not in refusal.remediation

@@ -24,6 +24,7 @@ from assess.deploy.serverlogs.vllm_refusal import (
     REFUSAL_V0,
     Refusal,
     find_refusal,
+    refusal_under_prefixes,
 )
 
 _M = re.M
@@ -141,6 +142,14 @@ class VLLMParser(ServerLogParser):
         (re.compile(r"EngineCore|vllm\.entrypoints|\[api_server\.py"), 2),
         (re.compile(r"vllm", re.I), 1),
     )
+
+    def score(self, log: LogText) -> int:
+        """Return the signatures' weight; a refusal re-wrapped under a per-line log prefix (and
+        nothing else of vLLM) counts as its signature would (looked for only then)."""
+        score = super().score(log)
+        if score < 3 and refusal_under_prefixes(log):
+            score += 3
+        return score
 
     def parse(self, log: LogText) -> ParsedServerLog:
         """Return what a vLLM log says about the last startup in it."""

@@ -1,9 +1,10 @@
 """vLLM's refusal to start (the KV cache cannot hold one request), in every wording it has had.
 
 Each pattern cites the upstream text. Pastes re-wrap the message: across lines, sometimes with the
-log prefix (``(EngineCore_DP0 pid=1) ERROR 10-21 00:35:03 [core.py:708]``, ``vllm-1  | ``, a
-timestamp) repeated on every line, and re-typed ones drop the parenthesis before the GiB figure.
-A refusal not found as printed is looked for again with those per-line prefixes removed.
+log prefix (``(EngineCore_DP0 pid=1) ERROR 10-21 00:35:03 [core.py:708]``, V0's
+``ERROR 11-18 18:07:28 engine.py:366]``, ``vllm-1  | ``, a timestamp) repeated on every line, and
+re-typed ones drop the parenthesis before the GiB figure. Every wording not found as printed is
+looked for again with those per-line prefixes removed.
 """
 
 from __future__ import annotations
@@ -54,13 +55,27 @@ REFUSAL_V1 = (re.compile(_REFUSAL_V1 + _ESTIMATE, re.I), re.compile(_REFUSAL_V1 
 # It prints no figures. real pastes: wyf3/llm_related#29, QwenLM/Qwen3#12, vllm-project/vllm#14574.
 NO_KV_MEMORY = re.compile(flex("No available memory for the cache blocks"), re.I)
 NO_KV_MEMORY_WORDING = "no-kv-memory"
-_MENTION = re.compile(r"KV[ \t]*cache[ \t]*memory", re.I)
+# Words of the refusals, two or more per wording (a wrap that cuts one leaves another): only the
+# lines near one are re-read without their prefixes. Case-sensitive single words: a cheap test on
+# a long log (re.I over alternatives costs seconds on 50 MB).
+_ANCHOR = re.compile(r"seq|stored|needed|available|blocks")
+# The longest refusal re-wrapped in a paste spans a few lines; a window this wide either side of
+# an anchor holds it whole.
+_WINDOW = 8
 
 # One log line's prefix, as terminals, collectors and pastes repeat it on every line: a date and
 # time ("2026-04-19 12:18:36.353 | ", "[2025-03-10T15:07:20Z] "), a compose service ("vllm-1  | "),
 # a bare "| ", the process tag ("(EngineCore_DP0 pid=268) ": it names a letter, so a wrapped
 # "(32768)," is never taken for one), "[rank0]: ", vLLM's "ERROR 10-21 00:35:03 " and
-# "[core.py:708] ".
+# "[core.py:708] ", and V0's unbracketed file and line after the level and time. V0's format,
+# vllm/logger.py (vllm-project/vllm at 00656a8e): "%(levelname)s %(asctime)s %(filename)s:
+# %(lineno)d] %(message)s", date "%m-%d %H:%M:%S"; its NewLineFormatter repeats that prefix on
+# every line of a message. Real V0 lines: "vllm-1  | ERROR 11-18 18:07:28 engine.py:366] ValueError:
+# No available memory ..." (vllm-project/vllm#10439), "(VllmWorkerProcess pid=6499) ERROR 07-24
+# 14:07:40 multiproc_worker_utils.py:226] ValueError: The model's max seq len (131072) ..."
+# (vllm-project/vllm#6746), "2024-06-28T06:11:52.685300953Z (LLMRayActor pid=20770) ERROR 06-28
+# 06:11:45 worker_base.py:145] ..." (OpenRLHF/OpenRLHF#336). The bracketed form is later
+# ("[core.py:302]", vllm-project/vllm#14574, 2025-03).
 _LINE_PREFIX = re.compile(
     r"^[ \t]*(?:"
     r"\d{4}-\d\d-\d\d[T ][\d:.,]+Z?[ \t]*\|?[ \t]*"
@@ -70,6 +85,7 @@ _LINE_PREFIX = re.compile(
     r"|\((?=[^)\n]*[A-Za-z])[\w.-]+(?:[ \t]+pid=\d+)?\)[ \t]*"
     r"|\[rank\d+\]:[ \t]*"
     r"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)[ \t]+\d\d-\d\d[ \t]+[\d:.]+[ \t]*"
+    r"(?:[\w.-]+\.py:\d+\][ \t]*)?"
     r"|\[[\w./-]+\.py:\d+\][ \t]*"
     r")+",
     re.M,
@@ -89,31 +105,59 @@ class Refusal:
     hit: Hit
 
 
-def _deprefixed(log: LogText) -> LogText:
-    """Return ``log`` with each line's log prefix removed (same lines, same numbers)."""
-    return LogText(_LINE_PREFIX.sub("", log.text), log.first_line)
+def _deprefixed(log: LogText) -> LogText | None:
+    """Return ``log`` with the log prefix removed from each line near a refusal's words and every
+    other line left empty (same lines, same numbers), or None when no line needs it."""
+    anchors = [log.line_of(m.start()) - log.first_line for m in _ANCHOR.finditer(log.text)]
+    if not anchors:
+        return None
+    lines = log.text.split("\n")
+    keep = [False] * len(lines)
+    for at in anchors:
+        low, high = max(0, at - _WINDOW), min(len(lines), at + _WINDOW + 1)
+        keep[low:high] = [True] * (high - low)
+    text = "\n".join(
+        _LINE_PREFIX.sub("", line) if near else "" for line, near in zip(lines, keep, strict=True)
+    )
+    return LogText(text, log.first_line)
+
+
+def refusal_under_prefixes(log: LogText) -> bool:
+    """Return True when a refusal is found once the per-line prefixes are removed: a paste of
+    the refusal alone, re-wrapped under its prefixes, names vLLM by nothing else."""
+    view = _deprefixed(log)
+    return view is not None and any(view.contains(pattern) for _, pattern in _WORDINGS)
+
+
+#: The wordings in the order they are tried: V0, V1 with vLLM's estimate (a prefix or a wrap must
+#: not hide it), V1 without, no memory at all.
+_WORDINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("v0", REFUSAL_V0),
+    ("v1", REFUSAL_V1[0]),
+    ("v1", REFUSAL_V1[1]),
+    (NO_KV_MEMORY_WORDING, NO_KV_MEMORY),
+)
 
 
 def find_refusal(log: LogText) -> Refusal | None:
-    """Return the refusal to start in ``log``, in whichever wording it has, or None."""
-    hit = log.find_last(REFUSAL_V0)
-    if hit is not None:
-        return Refusal(to_int(hit.groups[0] or ""), to_int(hit.groups[1] or ""), None, None,
-                       "v0", hit)  # fmt: skip
-    # the estimate first, in either view (a prefix must not hide it); de-prefixed only when the
-    # log mentions the KV cache memory at all (a cheap test before re-writing a long log)
-    views = [log, _deprefixed(log)] if _MENTION.search(log.text) else [log]
-    hit = next(filter(None, (view.find_last(p) for p in REFUSAL_V1 for view in views)), None)
-    if hit is not None:
-        return Refusal(
-            to_int(hit.groups[0] or ""),
-            to_int(hit.groups[3] or ""),
-            float(hit.groups[1] or 0),
-            float(hit.groups[2] or 0),
-            "v1",
-            hit,
-        )
-    hit = log.find_first_of((NO_KV_MEMORY,))
-    if hit is not None:
-        return Refusal(None, None, None, None, NO_KV_MEMORY_WORDING, hit)
+    """Return the refusal to start in ``log``, in whichever wording it has, or None. Each wording
+    is looked for as printed, then with the per-line log prefixes removed."""
+    stripped: LogText | None = None
+    built = False
+    for wording, pattern in _WORDINGS:
+        hit = log.find_last(pattern)
+        if hit is None:
+            if not built:  # the de-prefixed view: built once, when first needed
+                stripped, built = _deprefixed(log), True
+            hit = stripped.find_last(pattern) if stripped is not None else None
+        if hit is None:
+            continue
+        groups = hit.groups
+        if wording == "v0":
+            return Refusal(to_int(groups[0] or ""), to_int(groups[1] or ""), None, None, wording,
+                           hit)  # fmt: skip
+        if wording == "v1":
+            return Refusal(to_int(groups[0] or ""), to_int(groups[3] or ""),
+                           float(groups[1] or 0), float(groups[2] or 0), wording, hit)  # fmt: skip
+        return Refusal(None, None, None, None, wording, hit)
     return None
