@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from assess.kernel.output import TrimmedLines
-from assess.kernel.tables import fits, print_table, row_lines
+from assess.kernel.tables import fits, pair_lines, print_table, row_lines
 from assess.vendor.render import show_value
 from tests.conftest import REPO
 
@@ -211,3 +211,35 @@ def test_row_lines_pack_short_cells_and_skip_empty_ones() -> None:
     assert lines[0] == "a: 1"
     assert all(len(line) <= 30 for line in lines)
     assert not any(line.startswith("b:") for line in lines)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("advisory", ["chatgpt-redis-py-2023", "vllm-prefix-cache-timing"])
+def test_advisories_show_reads_as_one_record_at_every_width(
+    advisory: str, width: str, workdir: Path
+) -> None:
+    """acc41 m1: a source URL longer than the value column switched the whole record to blank-line
+    separated blocks at 80 columns. Now: labels in a column beside their values (a value column of
+    40 or more), else ``label: value`` lines; never a blank line; every URL whole."""
+    data = json.loads(run(["advisories", "show", advisory, "--json"], "80", workdir))
+    urls = {source["url"] for source in data["sources"]}
+    output = run(["advisories", "show", advisory], width, workdir)
+    assert_whole(output, urls | {data["id"], data["behaviour"]})
+    assert "" not in output.rstrip("\n").splitlines()
+    limit = 80 if width == "piped" else int(width)
+    too_wide = [line for line in output.splitlines() if len(line) > limit and " " in line.strip()]
+    assert not too_wide, too_wide[:5]
+    aligned = re.search(rf"^class {{2,}}{data['behaviour']}$", output, re.MULTILINE)
+    stacked = f"\nclass: {data['behaviour']}\n" in output
+    assert bool(aligned) if limit >= 80 else bool(aligned) != stacked, output[:600]
+
+
+def test_pair_lines_align_values_and_give_a_long_word_its_own_line() -> None:
+    url = "https://example.org/" + "x" * 50  # 70: wider than the value column (67)
+    lines = pair_lines([("class", "stale-kv-read"), ("source (pr)", f"The fix: {url}")], 80)
+    assert lines == [
+        "class        stale-kv-read",
+        "source (pr)  The fix:",
+        f"    {url}",
+    ]
+    assert pair_lines([("source (pr)", f"The fix: {url}")], 50)[0] == "source (pr): The fix:"

@@ -65,3 +65,13 @@ def test_every_readme_option_is_in_help(argv: list[str]) -> None:
         if word.startswith("--"):
             option = word.split("=", 1)[0]
             assert option in help_text, f"`assess {' '.join(path)}` has no option {option}"
+
+
+def test_the_readme_documentation_table_lists_every_page_of_the_site() -> None:
+    """A wheel user reads the README, not the site's navigation (acc41 m8: controls.md missing)."""
+    nav = re.findall(r"^\s+- [^:]+: ([\w.-]+\.md)$", (REPO / "mkdocs.yml").read_text(), re.M)
+    assert "controls.md" in nav  # the control: the navigation was read
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Documentation") :]
+    missing = [page for page in nav if page != "index.md" and f"](docs/{page})" not in table]
+    assert missing == []

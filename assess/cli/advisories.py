@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Column, Table
 
-from assess.kernel.tables import print_table
+from assess.kernel.tables import print_pairs, print_table
 
 if TYPE_CHECKING:
+    from assess.advisories.facts import EngineScope
     from assess.advisories.models import Advisory
 
 
@@ -33,7 +34,7 @@ def list_cmd(
     id_column = Column("id", no_wrap=True)
     table = Table(id_column, "class", "engines", "scope data", "title")
     for adv in catalogue.values():
-        engines = "; ".join(f"{e.name} {e.affected}" for e in adv.engines) or "-"
+        engines = "; ".join(_engine_text(e) for e in adv.engines) or "-"
         engines += " (not checked by score)" if adv.not_checked else ""
         table.add_row(adv.id, adv.behaviour or "-", engines, _scope_text(adv), adv.title)
     print_table(stdout_console(), table)
@@ -54,6 +55,7 @@ def _list_row(adv: Advisory) -> dict[str, object]:
                 "affected": e.affected,
                 "fixed_version": e.fixed_version,
                 "uncertain": e.uncertain,
+                "deployment_modes": list(e.deployment_modes),
             }
             for e in adv.engines
         ],  # fmt: skip
@@ -61,6 +63,12 @@ def _list_row(adv: Advisory) -> dict[str, object]:
         "sources": [s.url for s in adv.sources],
         "not_checked": adv.not_checked,
     }
+
+
+def _engine_text(engine: EngineScope) -> str:
+    """An engine range for the list: ``sglang <0.5.22 (disaggregated)``; no mode: every mode."""
+    modes = f" ({', '.join(engine.deployment_modes)})" if engine.deployment_modes else ""
+    return f"{engine.name} {engine.affected}{modes}"
 
 
 def _scope_text(adv: Advisory) -> str:
@@ -90,10 +98,10 @@ def show_cmd(
     console = stdout_console()
     console.print(f"[bold]{adv.id}[/bold]: {adv.title}")
     console.print(adv.summary, markup=False)
-    table = Table(show_header=False, box=None)
-    for label, value in [*_facts(adv), *_scope_rows(adv), *_engine_rows(adv), *_cited(adv)]:
-        table.add_row(label, value)
-    print_table(console, table)
+    # a record, not a table: labels in a column, values wrapped beside them; a URL longer than
+    # the value column gets a line of its own (the table layout fell back to one blank-line
+    # separated block per row whenever one URL did not fit)
+    print_pairs(console, [*_facts(adv), *_scope_rows(adv), *_engine_rows(adv), *_cited(adv)])
 
 
 def _facts(adv: Advisory) -> list[tuple[str, str]]:

@@ -136,3 +136,52 @@ def print_wrapped(console: Console, text: str, indent: str = "", first: str | No
     )
     for line in lines or [""]:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+#: the narrowest value column the aligned ``label  value`` layout of :func:`print_pairs` uses;
+#: below it each pair is one ``label: value`` block
+MIN_VALUE_WIDTH = 40
+
+
+def print_pairs(console: Console, pairs: list[tuple[str, str]]) -> None:
+    """Print ``label  value`` pairs (a record: `advisories show`), no blank lines between them."""
+    for line in pair_lines(pairs, max(console.width, MIN_WIDTH)):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def pair_lines(pairs: list[tuple[str, str]], width: int) -> list[str]:
+    """Return the lines of :func:`print_pairs` at ``width`` columns.
+
+    The labels make a column as wide as the longest, the values are wrapped at spaces beside it.
+    A word longer than the value column (a URL) gets a line of its own, indented four spaces (none
+    when even that would push it past the width), so it is never split.
+    When the value column would be narrower than :data:`MIN_VALUE_WIDTH`, each pair is printed as
+    ``label: value`` wrapped to the width, continuation lines indented.
+    """
+    label_width = max((len(label) for label, _ in pairs), default=0)
+    value_width = width - label_width - 2
+    if value_width < MIN_VALUE_WIDTH:
+        return [line for label, value in pairs for line in vertical_lines(label, value, width)]
+    lines: list[str] = []
+    indent = label_width + 2
+    for label, value in pairs:
+        head = label.ljust(label_width) + "  "
+        for part in value.splitlines() or [""]:
+            current = ""
+            for word in part.split():
+                if current and len(current) + 1 + len(word) <= value_width:
+                    current += " " + word
+                    continue
+                if current:
+                    lines.append((head or " " * indent) + current)
+                    head = ""
+                    current = ""
+                if len(word) <= value_width:
+                    current = word
+                    continue
+                lines.append(("    " if len(word) + 4 <= width else "") + word)
+                head = ""
+            if current or head:
+                lines.append((head or " " * indent) + current)
+                head = ""
+    return [line.rstrip() for line in lines]

@@ -227,14 +227,14 @@ def _scope_filter(
     min_prompt_tokens: int | None,
 ) -> ScopeFilter:
     from assess.advisories.catalogue import get_advisory, load_advisories
+    from assess.advisories.wording import no_scope_reason
     from assess.scope.filter import make_filter
 
     advisory = get_advisory(incident)
     if not advisory.has_scope:
         usable = sorted(a.id for a in load_advisories().values() if a.has_scope)
         raise UsageError(
-            f"--incident {incident}: this advisory has no scope data (models and window); it "
-            "is about engines and settings, which `assess score` and `assess deploy-check` read",
+            f"--incident {incident}: {no_scope_reason(advisory)}",
             f"Advisories with scope data: {', '.join(usable) or '(none)'}. Other models or "
             "dates: --model, --since and --until replace an advisory's own.",
         )

@@ -115,13 +115,35 @@ def test_list_json_is_versioned_and_names_class_engines_and_scope(
     )  # the keys of version 1, unchanged
     assert glm["has_scope"] is True and rows["vllm-prefix-cache-timing"]["has_scope"] is False
     assert rows["vllm-prefix-cache-timing"]["engines"] == [
-        {"name": "vllm", "affected": ">=0,<0.9.0", "fixed_version": "0.9.0", "uncertain": ""}
+        {
+            "name": "vllm",
+            "affected": ">=0,<0.9.0",
+            "fixed_version": "0.9.0",
+            "uncertain": "",
+            "deployment_modes": [],
+        }
     ]
     assert rows["vllm-prefix-cache-timing"]["disclosed"] == "2025-05-29"
     assert (
         "https://github.com/sgl-project/sglang/pull/23300"
         in (rows["sglang-cache-salt-ignored"]["sources"])
     )
+
+
+def test_list_names_the_deployment_mode_an_engine_range_needs(
+    run_cli: Callable[..., Any],
+) -> None:
+    """The PD race touches disaggregated SGLang only: the list says so, as show does (acc41 m2);
+    a range without modes (every mode) adds nothing."""
+    rows = {
+        a["id"]: a for a in json.loads(run_cli("advisories", "list", "--json").stdout)["advisories"]
+    }
+    assert [e["deployment_modes"] for e in rows["sglang-pd-kv-transfer-race"]["engines"]] == [
+        ["disaggregated"]
+    ]
+    out = " ".join(run_cli("advisories", "list").stdout.split())
+    assert "sglang >=0 (disaggregated)" in out and "sglang <0.5.22 (disaggregated)" in out
+    assert "sglang <0.5.11 (" not in out and "vllm >=0,<0.9.0 (" not in out
 
 
 def test_show_prints_sources_settings_and_what_is_unconfirmed(

@@ -54,6 +54,58 @@ def test_an_advisory_without_scope_data_is_refused_naming_those_with_it(
     assert "verdict" not in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize(
+    ("advisory", "said", "not_said"),
+    [
+        # a library, not an engine: no deploy-check; it has a window, it lacks models
+        (
+            "chatgpt-redis-py-2023",
+            [
+                "no models (its window, 2023-03-20T08:00+00:00 .. 2023-03-20T17:00+00:00",
+                "redis-py versions (a library, not an inference engine)",
+                "(cache.client_library, cache.client_library_version)",
+            ],
+            ["deploy-check", "no window", "engines and settings"],
+        ),
+        # hosted APIs' settings, no engine version
+        (
+            "prompt-cache-global-sharing-2024",
+            [
+                "no models and no window",
+                "a service's settings (prefix-cache-sharing), no engine version",
+                "answers (cache.prompt_cache_scope)",
+                "`assess deploy-check` reads sglang startup logs",  # its schedule_policy facts
+            ],
+            ["engine.version", "vllm"],
+        ),
+        (
+            "vllm-prefix-cache-timing",
+            [
+                "vllm versions and settings",
+                "(engine.name, engine.version, cache.prompt_cache_scope)",
+                "`assess deploy-check` reads vllm startup logs",
+            ],
+            ["sglang", "deployment.mode"],
+        ),
+        (
+            "sglang-pd-kv-transfer-race",
+            ["(engine.name, engine.version, deployment.mode, isolation.transfer_checksums)"],
+            ["vllm"],
+        ),
+    ],
+)
+def test_the_refusal_is_worded_from_the_advisorys_own_data(
+    run_cli: Callable[..., Any], advisory: str, said: list[str], not_said: list[str]
+) -> None:
+    """acc41 m4: one wording ("engines and settings ... deploy-check") was wrong for the
+    redis-py library advisory and for the hosted-API one."""
+    result = run_cli("scope", str(SAMPLES / "openrouter.jsonl"), "--incident", advisory)
+    assert result.exit_code == 2, result.output
+    first = result.output.splitlines()[0]
+    assert [s for s in said if s not in first] == [], first
+    assert [s for s in not_said if s in first] == [], first
+
+
 def test_router_advisory_scopes_its_models_in_its_window(
     run_cli: Callable[..., Any], tmp_path: Path
 ) -> None:
@@ -79,3 +131,13 @@ def test_router_advisory_scopes_its_models_in_its_window(
     counts = doc["counts"]
     assert (counts["model_matched"], counts["in_window"], counts["over_threshold"]) == (5, 3, 3)
     assert sorted(doc["affected"]["request_ids"]) == ["gen-0", "gen-1", "gen-2"]
+
+
+def test_the_engines_with_startup_logs_are_deploy_checks() -> None:
+    from typing import get_args
+
+    from assess.advisories.wording import LOGGED_ENGINES
+    from assess.deploy.models import ParsedServerLog
+
+    read = set(get_args(ParsedServerLog.model_fields["engine"].annotation)) - {"unknown"}
+    assert set(LOGGED_ENGINES) == read
