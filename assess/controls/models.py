@@ -37,14 +37,37 @@ class Framework(Model):
     controls: list[Control] = Field(min_length=1)
 
 
+class Source(Model):
+    """Where control ids and titles were checked: a framework list file and its upstream."""
+
+    file: str = Field(min_length=1, description="The list file, relative to controls/")
+    checked_against: str = Field(
+        min_length=1, description="The upstream copy, at a commit (the list file's list_from)"
+    )
+
+
+class Group(Model):
+    """Mappings that share a reason: the reason (``basis``) and where their ids were checked."""
+
+    group: str = Field(min_length=1, description="What the mappings have in common")
+    basis: str = Field(
+        min_length=1,
+        description="Why these controls, naming each one used: assess's judgement, not the "
+        "publishers'",
+    )
+    source: list[str] = Field(min_length=1, description="Keys of the file's sources")
+    map: dict[str, Mapping] = Field(min_length=1, description="Id -> controls")
+
+
 class CrosswalkFile(Model):
-    """``controls/crosswalk.yaml``: questions and finding ids mapped to control ids."""
+    """``controls/crosswalk.yaml``: questions and finding ids mapped to control ids, in groups."""
 
     version: int
-    questions: dict[str, Mapping] = Field(default_factory=dict)
-    findings: dict[str, Mapping] = Field(default_factory=dict)
-    families: dict[str, Mapping] = Field(
-        default_factory=dict, description="Finding ids built as '<family>.<suffix>'"
+    sources: dict[str, Source] = Field(min_length=1)
+    questions: list[Group] = Field(default_factory=list)
+    findings: list[Group] = Field(default_factory=list)
+    families: list[Group] = Field(
+        default_factory=list, description="Finding ids built as '<family>.<suffix>'"
     )
     from_question: list[str] = Field(
         default_factory=list, description="Families whose suffix is a question id"

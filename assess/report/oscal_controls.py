@@ -51,9 +51,12 @@ def framework_resources(report: Report, ids: Ids) -> list[dict[str, Any]]:
                 "uuid": ids("framework", key),
                 "title": _label(fw),
                 "description": f"Control ids and titles of {_label(fw)} "
-                f"(published {fw.published}); licence: {fw.licence}.",
+                f"(published {fw.published}); licence: {fw.licence}. The ids and titles were "
+                f"checked against {fw.list_from}; which control a finding maps to is assess's "
+                "judgement (controls/crosswalk.yaml, each group's basis and source).",
                 "props": props(role="framework", framework=key, version=fw.version),
-                "rlinks": [{"href": fw.source}],
+                # the publisher's page, then the copy the ids and titles were checked against
+                "rlinks": [{"href": fw.source}, {"href": fw.list_from}],
             }
         )
     return out

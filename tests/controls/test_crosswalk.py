@@ -113,7 +113,7 @@ def test_a_mapping_to_nothing_must_be_listed_as_unmapped(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("version: 1\n", "version: 1\nextra: true\n", "extra"),
+        ("version: 2\n", "version: 2\nextra: true\n", "extra"),
         (
             "{csa-aicm: [STA-08], iso-42001: [A.4.4, A.10.3], nist-ai-rmf: [MAP 4.2]}",
             "{cobit: [APO01]}",
@@ -137,6 +137,104 @@ def test_the_framework_list_files_are_validated_too(tmp_path: Path) -> None:
         load_crosswalk(folder)
 
 
+def test_every_mapping_has_a_source_naming_a_framework_list_and_a_basis() -> None:
+    """acc41 m9: "each mapping with its source". Every mapped id is in a group whose `source`
+    names, for each framework its controls come from, that framework's list file under controls/
+    and the upstream copy the list was checked against (the list's own list_from, at a commit);
+    its `basis` names each control it uses."""
+    crosswalk = load_crosswalk()
+    lists = {
+        f"frameworks/{p.name}": fw
+        for p in sorted((CONTROLS / "frameworks").glob("*.yaml"))
+        for fw in [crosswalk.frameworks[next(k for k in FRAMEWORK_KEYS if k in _key_of(p))]]
+    }
+    sources = crosswalk.mapping.sources
+    mapped = [*crosswalk.questions, *crosswalk.findings, *crosswalk.families]
+    assert len(crosswalk.groups) == len(mapped) >= 100
+    for (section, entry_id), group in crosswalk.groups.items():
+        entry = getattr(crosswalk, section)[entry_id]
+        named = {sources[k].file: sources[k] for k in group.source}
+        assert set(named) <= set(lists), (section, entry_id)
+        for file, source in named.items():
+            assert source.checked_against == lists[file].list_from
+            assert re.search(r"/[0-9a-f]{40}/", source.checked_against), file  # at a commit
+        frameworks = {lists[file].id for file in named}
+        assert {key for key, ids in entry.items() if ids} <= frameworks, (section, entry_id)
+        assert all(i in group.basis for ids in entry.values() for i in ids), (section, entry_id)
+        lines = crosswalk.sources_of(group)
+        assert all(line.startswith("controls/frameworks/") for line in lines)
+    header = (CONTROLS / "crosswalk.yaml").read_text(encoding="utf-8").split("\nversion:")[0]
+    assert "assess's\n#            judgement, not the publishers'" in header
+
+
+SOURCE = "    source: [csa-aicm-1.0, iso-42001-2023, nist-ai-rmf-1.0]"
+
+
+def _key_of(path: Path) -> str:
+    """``csa-aicm-1.0.yaml`` -> ``csa-aicm``; ``iso-iec-42001...`` -> ``iso-42001``."""
+    return path.name.replace("iso-iec-", "iso-")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        # the basis of the deploy-check capacity group no longer names I&S-02
+        (
+            "capacity planning (I&S-02, A.4.5)",
+            "capacity planning (A.4.5)",
+            "group 'deploy-check: capacity': basis does not name I&S-02",
+        ),
+        (
+            "nist-ai-rmf: [MEASURE 1.3, MEASURE 2.7]}\n\nfrom_question",
+            "nist-ai-rmf: [MEASURE 1.3]}\n\nfrom_question",
+            "basis names MEASURE 2.7, which no mapping uses",
+        ),
+        (
+            f"{SOURCE}\n    map:\n      pool-smaller-than-context",
+            "    source: [csa-aicm-1.0, nist-ai-rmf-1.0]\n    map:\n"
+            "      pool-smaller-than-context",
+            "group 'deploy-check: capacity': no source names the iso-42001 list",
+        ),
+        (
+            "    file: frameworks/csa-aicm-1.0.yaml",
+            "    file: crosswalk.yaml",
+            "sources.csa-aicm-1.0: crosswalk.yaml is not a framework list file",
+        ),
+        (
+            "84a3c30719c94f2de6185d85234f60c41682efe5/package",
+            "main/package",
+            "checked_against is not",
+        ),
+        (
+            "[csa-aicm-1.0, iso-42001-2023, nist-ai-rmf-1.0]",
+            "[csa-aicm-2.0, iso-42001-2023, nist-ai-rmf-1.0]",
+            "source 'csa-aicm-2.0' is not in sources",
+        ),
+    ],
+)
+def test_a_mapping_without_its_source_or_basis_is_refused(
+    tmp_path: Path, old: str, new: str, message: str
+) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder / "crosswalk.yaml", old, new)
+    with pytest.raises(CatalogueError, match=re.escape(message)):
+        load_crosswalk(folder)
+
+
+def test_an_id_in_two_groups_is_refused(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    line = "      engine-refused-to-start: {csa-aicm: [I&S-02]}"
+    _edit(
+        folder / "crosswalk.yaml",
+        "      isolation-setting-off: {",
+        line + "\n      isolation-setting-off: {",
+    )
+    with pytest.raises(
+        CatalogueError, match="findings.engine-refused-to-start: mapped in two groups"
+    ):
+        load_crosswalk(folder)
+
+
 def _questionnaires() -> Iterator[Any]:
     for path in sorted((REPO / "questionnaires").glob("*.y*ml")):
         yield load_questionnaire_file(path)
@@ -148,7 +246,7 @@ def test_every_question_is_mapped_or_unmapped_with_a_reason() -> None:
         f"{bank.id}: {q.id}"
         for bank in _questionnaires()
         for q in bank.questions
-        if q.id not in crosswalk.mapping.questions and q.id not in crosswalk.mapping.unmapped
+        if q.id not in crosswalk.questions and q.id not in crosswalk.mapping.unmapped
     ]
     assert missing == [], "add them to controls/crosswalk.yaml (questions: or unmapped:)"
 
@@ -283,7 +381,7 @@ def test_every_finding_id_the_code_builds_is_mapped() -> None:
     for fid in sorted(ids):
         if fid.endswith("."):
             family = fid[:-1]
-            ok = family in crosswalk.mapping.families or f"{family}.*" in crosswalk.mapping.unmapped
+            ok = family in crosswalk.families or f"{family}.*" in crosswalk.mapping.unmapped
         else:
             ok = crosswalk.covers(fid)
         if not ok:
@@ -304,7 +402,7 @@ def test_a_new_unmapped_finding_id_fails_the_check(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
     path = folder / "crosswalk.yaml"
     text = path.read_text(encoding="utf-8")
-    line = next(x for x in text.splitlines() if x.startswith("  engine-refused-to-start:"))
+    line = next(x for x in text.splitlines() if x.startswith("      engine-refused-to-start:"))
     path.write_text(text.replace(line + "\n", ""), encoding="utf-8")
     crosswalk = load_crosswalk(folder)
     assert not crosswalk.covers("engine-refused-to-start")
@@ -352,3 +450,16 @@ def test_score_json_findings_carry_their_controls(run_cli: Callable[..., Any]) -
     } in advisory
     assert {c["framework"] for c in advisory} == set(FRAMEWORK_KEYS)
     assert all(f["controls"] for f in doc["findings"] if not f["id"].startswith("evidence-"))
+
+
+def test_the_docs_say_which_aicm_release_the_ids_are_from() -> None:
+    """The AICM ids are v1.0's; docs/controls.md says so and names the ids a later release
+    renumbers, each with its v1.0 title as the shipped list has it."""
+    text = (REPO / "docs" / "controls.md").read_text(encoding="utf-8")
+    aicm = load_crosswalk().frameworks["csa-aicm"]
+    section = text[text.index("## Which AICM release") :].split("\n## ")[0]
+    assert f"**AICM v{aicm.version}**" in section and "unconfirmed" in section
+    rows = re.findall(r"^\| ([A-Z&]{2,4}-\d{2}) ([^|]+?) \|", section, re.MULTILINE)
+    titles = {c.id: c.title for c in aicm.controls}
+    assert len(rows) == 5
+    assert all(titles.get(cid) == title for cid, title in rows), rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,9 @@ def test_oscal_findings_reference_their_controls_and_stay_valid(review: Path) ->
         for link in finding["links"]:
             resource = resources[link["href"][1:]]
             assert resource["rlinks"][0]["href"].startswith("https://")
+            # where its ids and titles were checked (acc41 m9: each mapping with its source)
+            assert re.search(r"/[0-9a-f]{40}/", resource["rlinks"][1]["href"])
+            assert resource["rlinks"][1]["href"] in resource["description"]
     titles = {r["title"] for r in resources.values()}
     assert {
         "CSA AI Controls Matrix (AICM) 1.0",
