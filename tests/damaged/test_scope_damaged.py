@@ -243,18 +243,15 @@ def test_fifo_is_refused_clearly(tmp_path: Path, run_cli: Callable[..., Any]) ->
 @pytest.mark.parametrize("compressed", [False, True])
 @pytest.mark.parametrize("fast", [True, False])
 def test_over_long_lines_are_skipped_and_listed(
-    tmp_path: Path, fast: bool, compressed: bool, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, fast: bool, compressed: bool
 ) -> None:
-    from assess.scope.logs import engine
-
-    monkeypatch.setattr(engine, "MAX_LINE_BYTES", 4096)
     records: list[Any] = _records(30)
     records[5] = dict(_record(5), prompt="x" * 200_000)
     records[20] = dict(_record(20), prompt="y" * 5_000)
     data = ndjson(records)
     path = tmp_path / ("long.ndjson.gz" if compressed else "long.ndjson")
     path.write_bytes(gzip.compress(data) if compressed else data)
-    result = scope([path], fast=fast)
+    result = scope([path], fast=fast, max_line_bytes=4096)  # open_logs's limit, as scope_run's
     conserved(result)
     assert result.counts.over_threshold == 28
     assert [s.line for s in result.skipped] == [6, 21]

@@ -85,7 +85,8 @@ def scope(
     platform = options.pop("platform_requests", None)
     mapping = options.pop("mapping", None)
     served_by = options.pop("served_by", None)
-    reader = open_logs([str(p) for p in paths], preset, mapping)
+    limits = {k: options.pop(k) for k in ("max_line_bytes",) if k in options}
+    reader = open_logs([str(p) for p in paths], preset, mapping, **limits)
     acc = ScopeAccumulator(with_preset(make_filter(advisory, **options), reader.preset, served_by))
     reader.want_text = acc.text_mask
     reader.fast = fast and reader.fast
