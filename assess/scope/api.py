@@ -282,7 +282,7 @@ def emit_sql(
 
     Raises:
         UsageError: an unknown dialect, advisory or preset, ``auto`` without ``logs``, or a
-            preset with a joined side table.
+            preset with a joined side table, a ``table``/``column`` that is not a name.
     """
     from assess.scope.sql import scoping_query
 
@@ -316,11 +316,12 @@ def scope_engine_run(
             no usable request.
         UsageError: as :func:`emit_sql`.
     """
-    from assess.scope.engine_results import result_files, result_preset, scope_engine_results
+    from assess.scope.engine_files import distinct_parts, result_files
+    from assess.scope.engine_results import result_preset, scope_engine_results
     from assess.scope.evidence import require_evidence
 
     platform = check_statement(platform_requests, platform_tokens, platform_mean_tokens)
-    paths = result_files(results)  # one file, or the parts of a sharded export
+    paths, not_read = distinct_parts(result_files(results))  # each part's bytes read once
     scope = _scope_filter(incident, models, since, until, min_prompt_tokens)
     if preset == "auto" and not logs:  # the preset the query was emitted for
         preset = result_preset(paths) or preset
@@ -333,10 +334,10 @@ def scope_engine_run(
             )
     chosen = _preset(preset, mapping, logs)
     scope = with_preset(scope, chosen, served_by).model_copy(update={"own_overlap": own_overlap})
-    acc, engine = scope_engine_results(paths, chosen, scope, keep_text)
+    acc, engine = scope_engine_results(paths, chosen, scope, keep_text, not_read)
     result = acc.result(chosen.id, engine.parts or [engine.results], *platform)
     require_evidence(result, chosen.id)
-    result = result.model_copy(update={"engine": engine})
+    result = result.model_copy(update={"engine": engine, "inputs_not_read": not_read})
     return ScopeRun(result=result, files=paths, accumulator=acc)
 
 

@@ -10,168 +10,33 @@ have no line numbers there, so only their counts by reason are listed.
 
 from __future__ import annotations
 
-import glob
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from assess.kernel.common import hash_file
 from assess.kernel.errors import InputError
 from assess.scope.accumulator import ScopeAccumulator
-from assess.scope.fields import EXPOSURE_FIELDS
+from assess.scope.engine_files import SKIP, read_parts
 from assess.scope.logs.presets import Preset
-from assess.scope.logs.timestamps import OUT_OF_RANGE
-from assess.scope.models import BATCH_SCHEMA, EngineRun, LogBatch, ScopeFilter
-from assess.scope.sql import RESULT_COLUMNS, fingerprint, scoping_query
+from assess.scope.models import BATCH_SCHEMA, EngineRun, InputNote, LogBatch, ScopeFilter
+from assess.scope.sql import fingerprint, scoping_query
 
-_INTEGERS = ("n", "timestamp_ns", "prompt_tokens")
-#: The internal column naming why a row of the result is skipped (a value outside int64).
-SKIP = "_skip_reason"
-_OUT_OF_RANGE = {
-    "timestamp_ns": f"timestamp {OUT_OF_RANGE}",
-    "prompt_tokens": "unparseable prompt_tokens: out of range (2**63 or more)",
-}
 #: Totals rows that count records (requests are counted by model id: "model:", "matched:")
 _OUTCOMES = ("request", "skip", "non_request", "model", "matched")
-
-
-def result_files(given: str | Path) -> list[Path]:
-    """Return the files of a result: one file, a folder's files (a sharded export: Spark's
-    ``part-00000-...``, BigQuery's ``*-000000000000.json``; ``_SUCCESS``, ``.crc`` and other
-    ``_*``/``.*`` names left out) or a glob's matches, sorted.
-
-    Raises:
-        InputError: when nothing is there.
-    """
-    path = Path(given)
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        found = sorted(p for p in path.iterdir() if p.is_file() and not _marker_file(p))
-        where = f"{path}: the folder holds no result file"
-    elif any(c in str(given) for c in "*?["):
-        found = sorted(Path(p) for p in glob.glob(str(given)) if Path(p).is_file())
-        where = f"{given}: the pattern matches no file"
-    else:
-        raise InputError(f"{path}: no such file", "Give the exported result of the query.")
-    if not found:
-        raise InputError(where, "Give the exported result of the query (its file, folder or glob).")
-    return found
-
-
-def _marker_file(path: Path) -> bool:
-    return path.name.startswith(("_", ".")) or path.name.endswith(".crc")
-
-
-def read_parts(paths: Sequence[Path]) -> pa.Table:
-    """Return the result set of every part in ``paths`` as one table (see :func:`read_results`)."""
-    return pa.concat_tables([read_results(p) for p in paths])
-
-
-def read_results(path: Path) -> pa.Table:
-    """Return the result set in ``path`` with the query's columns (names case-insensitive).
-
-    Raises:
-        InputError: for a file that cannot be read, or that lacks a column of the query.
-    """
-    try:
-        table = _read(path)
-    except (OSError, pa.ArrowException, ValueError) as exc:
-        raise InputError(
-            f"{path}: cannot be read as the query's result ({str(exc).splitlines()[0]})",
-            "Export the whole result as CSV with a header, Parquet, NDJSON or a JSON array.",
-        ) from exc
-    table = table.rename_columns([name.lower() for name in table.column_names])
-    for name in EXPOSURE_FIELDS:  # added after the first queries: older results lack them
-        if name not in table.column_names:
-            table = table.append_column(name, pa.nulls(table.num_rows, pa.large_string()))
-    missing = [c for c in RESULT_COLUMNS if c not in table.column_names]
-    if missing:
-        raise InputError(
-            f"{path}: not the scoping query's result (no column {', '.join(missing)})",
-            "Run the query `assess scope --emit-sql` wrote and export its whole result.",
-        )
-    columns: dict[str, Any] = {}
-    reasons: list[str | None] = [None] * table.num_rows
-    for name in RESULT_COLUMNS:
-        column = table.column(name)
-        if name in _INTEGERS and not pa.types.is_integer(column.type):
-            column = _integers(column, name, reasons, path)  # "12.0" from some CSVs
-        columns[name] = pc.cast(column, pa.int64() if name in _INTEGERS else pa.large_string())
-    columns[SKIP] = pa.array(reasons, pa.large_string())
-    return pa.table(columns)
-
-
-def _integers(column: Any, name: str, reasons: list[str | None], path: Path) -> pa.Array:
-    """Return ``column`` (text or floats) as int64; a value outside int64 (a token count of
-    2**63 or more, an instant outside 1677-2262) is null and its row's skip reason set.
-
-    Raises:
-        InputError: for a value that is not a whole number, or a totals count out of range.
-    """
-    out: list[int | None] = []
-    for at, value in enumerate(column.to_pylist()):
-        if value is None or value == "":
-            out.append(None)
-            continue
-        try:
-            number = Decimal(str(value).strip())
-            whole = int(number) if number.is_finite() and number == int(number) else None
-        except (InvalidOperation, ValueError):
-            whole = None
-        if whole is None:
-            raise InputError(
-                f"{path}: row {at + 1:,}: {name} {str(value)[:40]!r} is not a whole number",
-                "Export the query's result as the engine computed it (integers, not text).",
-            )
-        if -(2**63) <= whole < 2**63:
-            out.append(whole)
-            continue
-        if name == "n":
-            raise InputError(f"{path}: row {at + 1:,}: a totals count out of range ({value})")
-        reasons[at] = reasons[at] or _OUT_OF_RANGE[name]
-        out.append(None)
-    return pa.array(out, pa.int64())
-
-
-def _read(path: Path) -> pa.Table:
-    with path.open("rb") as handle:
-        head = handle.read(4096)
-    if head.startswith(b"PAR1"):
-        import pyarrow.parquet as pq
-
-        return pq.read_table(path)
-    text = head.lstrip()
-    if text.startswith(b"["):
-        import orjson
-
-        return pa.Table.from_pylist(orjson.loads(path.read_bytes()))
-    if text.startswith(b"{"):
-        import pyarrow.json as pj
-
-        return pj.read_json(path)
-    import pyarrow.csv as pcsv
-
-    # every column as text: a count of 2**63 - 1 read as a float would come back as 2**63
-    types = {name: pa.string() for name in RESULT_COLUMNS}
-    types |= {name.upper(): pa.string() for name in types}
-    options = pcsv.ConvertOptions(column_types=types, strings_can_be_null=True)
-    return pcsv.read_csv(path, convert_options=options)
 
 
 def _totals(table: pa.Table, path: Path | str) -> dict[str, int]:
     totals = table.filter(pc.equal(table.column("kind"), "total"))
     found: Counter[str] = Counter()
-    for name, count in zip(
-        totals.column("name").to_pylist(), totals.column("n").to_pylist(), strict=True
-    ):
-        found[str(name)] += int(count or 0)
+    names = [str(name) for name in totals.column("name").to_pylist()]
+    for name, count in zip(names, totals.column("n").to_pylist(), strict=True):
+        found[name] += int(count or 0)
     if not found:
         raise InputError(
             f"{path}: the result has no totals rows (kind 'total'): a part of a sharded export "
@@ -181,6 +46,7 @@ def _totals(table: pa.Table, path: Path | str) -> dict[str, int]:
             "quoted glob.",
         )
     _markers_here(found, path)
+    _once(Counter(names), path)
     outcomes = {k: v for k, v in found.items() if k.split(":", 1)[0] in _OUTCOMES}
     found["records_read"] = sum(outcomes.values())
     # requests by model id, matched or not ("request:matched" and "request:other" in the
@@ -215,6 +81,57 @@ def _markers_here(found: Counter[str], path: Path | str) -> None:
             "a part not given (or the result is of a query an earlier assess emitted)",
             _PARTS_HINT + " Or emit and run the query again.",
         )
+
+
+def _once(names: Counter[str], path: Path | str) -> None:
+    """Refuse totals rows given more than once: a whole result holds each name once (a second
+    export of the result, or of its part holding totals, beside the first would double every
+    count).
+
+    Raises:
+        InputError: naming a repeated totals row.
+    """
+    repeated = sorted(name for name, times in names.items() if times > 1)
+    if repeated:
+        raise InputError(
+            f"{path}: {len(repeated):,} totals row(s) appear more than once (e.g. "
+            f"{repeated[0]!r} {names[repeated[0]]} times), where a result holds each once: "
+            "the result, or its part holding totals, is given twice (a second export beside "
+            "the first?)",
+            _PARTS_HINT + " Give one export, each part once.",
+        )
+
+
+def _each_once(rows: pa.Table, path: Path | str) -> pa.Table:
+    """Return the result's rows, each repeated ``n`` times (the records it stands for).
+
+    The query returns each distinct row once with its count, so a row given twice is a part
+    given twice (its copy, or a part of another export of the result), which could stand in for
+    a part not given: refused, as is a row without its count (an earlier query's result).
+
+    Raises:
+        InputError: naming a repeated row or a row without a count.
+    """
+    counts = rows.column("n")
+    if counts.null_count or (rows.num_rows and pc.min(counts).as_py() < 1):
+        raise InputError(
+            f"{path}: rows of the result lack their count n (the result of a query an "
+            "earlier assess emitted, or not the query's result)",
+            "Emit the query again with this assess and run it.",
+        )
+    keys = [name for name in rows.column_names if name != SKIP]
+    grouped = rows.group_by(keys, use_threads=False).aggregate([([], "count_all")])
+    repeated = grouped.filter(pc.greater(grouped.column("count_all"), 1))
+    if repeated.num_rows:
+        example = repeated.column("request_id")[0].as_py()
+        raise InputError(
+            f"{path}: {repeated.num_rows:,} row(s) of the result appear more than once (e.g. "
+            f"request id {example!r}), where the query returns each row once: a part is given "
+            "twice (a copy, or a part of another export of the result), and may stand in for "
+            "a part not given",
+            _PARTS_HINT + " Give one export, each part once.",
+        )
+    return rows.take(np.repeat(np.arange(rows.num_rows), counts.to_numpy()))
 
 
 def _complete(totals: dict[str, int], rows: int, name: str) -> None:
@@ -265,16 +182,34 @@ def _marker(totals: dict[str, int], prefix: str) -> str | None:
 
 
 def scope_engine_results(
-    paths: Sequence[Path], preset: Preset, scope: ScopeFilter, keep_text: bool = False
+    paths: Sequence[Path],
+    preset: Preset,
+    scope: ScopeFilter,
+    keep_text: bool = False,
+    left_out: Sequence[InputNote] = (),
 ) -> tuple[ScopeAccumulator, EngineRun]:
     """Return the accumulator holding the engine's result (its parts read together) and the
-    record of the query.
+    record of the query; ``left_out`` notes the parts not read (another's bytes).
 
     Raises:
         InputError: for a result that is not the query's, one run with another preset or
             filter than the options give now (the definition fingerprints differ), or a part
-            of one (fewer rows or records than its totals count).
+            of one (fewer rows or records than its totals count, a row given twice); naming
+            the parts left out.
     """
+    try:
+        return _scope_engine_results(paths, preset, scope, keep_text)
+    except InputError as exc:
+        if not left_out:
+            raise
+        named = "; ".join(f"{n.path}: {n.reason}" for n in left_out[:3])
+        more = f" (and {len(left_out) - 3:,} more)" if len(left_out) > 3 else ""
+        raise InputError(f"{exc.message} [{named}{more}]", exc.advice) from exc
+
+
+def _scope_engine_results(
+    paths: Sequence[Path], preset: Preset, scope: ScopeFilter, keep_text: bool
+) -> tuple[ScopeAccumulator, EngineRun]:
     table, path = read_parts(paths), _name(paths)
     totals = _totals(table, path)
     expected = fingerprint(preset, scope)
@@ -286,8 +221,9 @@ def scope_engine_results(
             "Give the same --preset, --map, --incident, --model, --since, --until and "
             "--min-prompt-tokens as to --emit-sql, or emit and run the query again.",
         )
-    rows = table.filter(pc.equal(table.column("kind"), "row"))
+    rows = _each_once(table.filter(pc.equal(table.column("kind"), "row")), path)
     _complete(totals, rows.num_rows, path)
+    every = rows  # each row as many times as its records
     rows, out_of_range = _out_of_range(rows)
     canon = _canonical(rows)
     acc = ScopeAccumulator(scope, keep_text=keep_text)
@@ -308,7 +244,7 @@ def scope_engine_results(
         non_request=_by_prefix(totals, "non_request:"),
         skipped=dict(Counter(_by_prefix(totals, "skip:")) + out_of_range),
     )
-    acc.models = _models(totals, table, canon, acc.models)  # every request's, the rows' too
+    acc.models = _models(totals, every, canon, acc.models)  # every request's, the rows' too
     query = scoping_query(preset, scope, dialect).sql
     run = EngineRun(
         dialect=dialect,
@@ -337,14 +273,14 @@ def _out_of_range(rows: pa.Table) -> tuple[pa.Table, Counter[str]]:
 
 
 def _models(
-    totals: dict[str, int], table: pa.Table, rows: pa.Table, counted: Counter[str | None]
+    totals: dict[str, int], every: pa.Table, rows: pa.Table, counted: Counter[str | None]
 ) -> Counter[str | None]:
-    """The requests per model id (None: no model) the engine counted, less the rows skipped
-    here (a value outside int64), with the ``rows`` added as ``counted`` there (a repeated
-    request counted once)."""
+    """The requests per model id (None: no model) the engine counted, less the rows of
+    ``every`` (the result's rows, each once per record) skipped here (a value outside int64),
+    with the ``rows`` added as ``counted`` there (a repeated request counted once)."""
     models: Counter[str | None] = Counter(_by_prefix(totals, "model:"))
     models.update(_by_prefix(totals, "matched:"))
-    skipped = table.filter(pc.is_valid(table.column(SKIP)))
+    skipped = every.filter(pc.is_valid(every.column(SKIP)))
     models.subtract(str(m) for m in skipped.column("model").to_pylist() if m is not None)
     models.subtract(str(m) for m in rows.column("model").to_pylist())
     models.update(counted)

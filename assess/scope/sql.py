@@ -37,6 +37,7 @@ from assess.scope.models import ScopeFilter
 from assess.scope.sql_json import PASSES, collapsed, json_tokens, strict_json
 from assess.scope.sql_paths import Walk
 from assess.scope.sql_rules import ENVELOPE, JSON_FORMS, condition, envelope, typed_rule
+from assess.scope.sql_source import COLUMN, TABLE, source_names, substitute
 from assess.scope.sql_time import (
     ISO_PARTS,
     NUMBER,
@@ -228,14 +229,20 @@ def _classified(scope: ScopeFilter) -> str:
 
 
 def _select(threshold: int) -> str:
-    """The result set: in-scope rows (texts where the scoping needs them), then the totals."""
-    return f"""SELECT 'row' AS kind, CAST(NULL AS VARCHAR) AS name, CAST(NULL AS BIGINT) AS n,
-  ts_ns AS timestamp_ns, model_raw AS model, prompt_tokens, request_id, account_id, session_id,
-  status,
-  CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {threshold} THEN prompt END AS prompt,
-  CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {threshold} THEN response END AS response,
-  {", ".join(EXPOSURE_FIELDS)}
-FROM kept
+    """The result set: in-scope rows (texts where the scoping needs them), each distinct one
+    once with ``n`` the records it stands for (so a whole result holds no row twice: a repeated
+    row is a part given twice), then the totals."""
+    columns = ", ".join(RESULT_COLUMNS[3:])
+    return f"""SELECT 'row' AS kind, CAST(NULL AS VARCHAR) AS name, COUNT(*) AS n, {columns}
+FROM (
+  SELECT ts_ns AS timestamp_ns, model_raw AS model, prompt_tokens, request_id, account_id,
+    session_id, status,
+    CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {threshold} THEN prompt END AS prompt,
+    CASE WHEN prompt_tokens IS NULL OR prompt_tokens > {threshold} THEN response END AS response,
+    {", ".join(EXPOSURE_FIELDS)}
+  FROM kept
+) AS k
+GROUP BY {columns}
 UNION ALL
 SELECT 'total', name, n, {_nulls()}
 FROM (
@@ -312,10 +319,13 @@ def scoping_query(
     table: str = SOURCE_TABLE,
     column: str = "line",
 ) -> Query:
-    """Return the scoping query in ``dialect`` over ``table(column)`` of raw NDJSON lines.
+    """Return the scoping query in ``dialect`` over ``table(column)`` of raw NDJSON lines
+    (names as the dialect writes them, quoted in the query where they need it).
 
     Raises:
-        UsageError: for an unknown dialect or a preset the query cannot express (a join).
+        UsageError: for an unknown dialect, a preset the query cannot express (a join), or a
+            ``table``/``column`` that is not a table/column name in ``dialect``
+            (:mod:`assess.scope.sql_source`).
     """
     import sqlglot
 
@@ -323,6 +333,7 @@ def scoping_query(
         raise UsageError(
             f"--emit-sql '{dialect}': no such dialect", f"Use one of: {', '.join(DIALECTS)}."
         )
+    names = source_names(table, column, dialect, DIALECTS[dialect])
     typed = typed_rule(preset)
     if typed is not None and dialect != "duckdb":
         raise UsageError(
@@ -335,8 +346,8 @@ def scoping_query(
     marker = ", 0 UNION ALL SELECT ".join(
         lit(m) for m in (f"definition:{mark}", f"dialect:{dialect}", f"preset:{preset.id}")
     )
-    source = definition(preset, scope, table, column).replace("{marker}", marker)
+    source = definition(preset, scope, TABLE, COLUMN).replace("{marker}", marker)
     tree = sqlglot.parse_one(source, read="duckdb")
-    tree = tree.transform(_json_valid(dialect))
+    tree = substitute(tree.transform(_json_valid(dialect)), *names)
     text = tree.sql(dialect=DIALECTS[dialect], pretty=True)
     return Query(dialect=dialect, sql=text + "\n", definition=mark)

@@ -24,6 +24,7 @@ from tests.scope.test_sql import lines_view
 duckdb = pytest.importorskip("duckdb")
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
+pcsv = pytest.importorskip("pyarrow.csv")
 
 SAMPLE = REPO / "samples" / "logs" / "litellm.ndjson"
 ROWS = 11  # the sample's in-window requests of the advisory's model: the query's rows
@@ -270,3 +271,114 @@ def test_a_result_value_outside_int64_is_a_skipped_record_not_a_crash(tmp_path: 
     by_id["c"][head.index("prompt_tokens")] = "many"
     with pytest.raises(InputError, match="prompt_tokens 'many' is not a whole number"):
         scope_engine_run(_write(tmp_path / "bad.csv", table), preset="canonical")
+
+
+def _three_parts(folder: Path) -> list[Path]:
+    """The result in three Parquet parts: rows 0-3, rows 4-7, rows 8-10 with every totals row
+    (acc39 B2's cut)."""
+    rows, totals = _result()
+    folder.mkdir()
+    parts = [rows.slice(0, 4), rows.slice(4, 4), pa.concat_tables([rows.slice(8), totals])]
+    paths = [folder / f"part-{n:05d}.parquet" for n in range(3)]
+    for part, path in zip(parts, paths, strict=True):
+        pq.write_table(part, path)
+    return paths
+
+
+def test_a_part_given_twice_does_not_stand_in_for_a_missing_one(
+    tmp_path: Path, run_cli: Any
+) -> None:
+    """acc39 B2: part 0 twice (a byte-identical second download, "part-00000 (1).parquet"),
+    part 1 missing: 4 + 4 + 3 rows met the 11 the totals expect, "not affected", exit 0. The
+    copy is read once and named, and the count falls short."""
+    parts = _three_parts(tmp_path / "all")
+    given = tmp_path / "given"
+    given.mkdir()
+    for name, part in (("part-00000", 0), ("part-00000 (1)", 0), ("part-00002", 2)):
+        (given / f"{name}.parquet").write_bytes(parts[part].read_bytes())
+    with pytest.raises(InputError, match=rf"7 of the {ROWS} rows .* \(4 missing\)") as caught:
+        scope_engine_run(given, preset="litellm")
+    assert "identical content to" in caught.value.message and "read once" in caught.value.message
+    out = run_cli("scope", "--from-engine-results", str(given))
+    assert out.exit_code == 2 and "4 missing" in out.stdout + out.stderr
+    assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_rows_repeated_across_parts_do_not_make_up_for_missing_ones(tmp_path: Path) -> None:
+    """acc39 B2, not byte-identical: part 0 again as CSV (a re-export) stands in for part 1.
+    The query returns each distinct row once, with n its records, so a repeated row is a part
+    given twice: refused."""
+    parts = _three_parts(tmp_path / "all")
+    given = tmp_path / "given"
+    given.mkdir()
+    for part in (parts[0], parts[2]):
+        (given / part.name).write_bytes(part.read_bytes())
+    pcsv.write_csv(pq.read_table(parts[0]), given / "part-00000.csv")
+    with pytest.raises(InputError, match="4 row.* appear more than once .* a part is given twice"):
+        scope_engine_run(given, preset="litellm")
+
+
+def test_a_record_logged_twice_is_one_row_counting_two(tmp_path: Path) -> None:
+    """A request logged twice (same id and content) is one row with n = 2: read back as two
+    records, one a duplicate, as locally."""
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    logs = tmp_path / "logs.ndjson"
+    local = scope_run([str(SAMPLE)], preset="litellm").result
+    wanted = {f'"id":"{i}"'.encode() for i in local.possibly_affected.request_ids}
+    twice = next(line for line in lines if any(w in line for w in wanted))
+    logs.write_bytes(b"".join(lines) + twice)
+    con = duckdb.connect()
+    lines_view(con, logs)
+    table = con.sql(emit_sql("duckdb", preset="litellm").sql).to_arrow_table()
+    rows = table.filter(pa.compute.equal(table.column("kind"), "row"))
+    assert rows.num_rows == ROWS and sorted(rows.column("n").to_pylist()) == [1] * 10 + [2]
+    out = tmp_path / "result.parquet"
+    pq.write_table(table, out)
+    doc = scope_engine_run(out, preset="litellm").result
+    assert doc.counts == scope_run([str(logs)], preset="litellm").result.counts
+    assert doc.duplicates.requests == 1
+
+
+def test_a_row_without_its_count_is_an_earlier_querys_result(tmp_path: Path) -> None:
+    rows, totals = _result()
+    old = rows.set_column(2, "n", pa.nulls(rows.num_rows, pa.int64()))
+    pq.write_table(pa.concat_tables([old, totals]), tmp_path / "old.parquet")
+    with pytest.raises(InputError, match="lack their count n .* an earlier assess emitted"):
+        scope_engine_run(tmp_path / "old.parquet", preset="litellm")
+
+
+def test_two_copies_of_the_result_are_read_once_or_refused_never_doubled(tmp_path: Path) -> None:
+    """acc39: two full copies in one folder were read with every count doubled. Byte-identical
+    copies are read once (and named); a second export of the result (other bytes: its totals
+    rows again) is refused."""
+    local = scope_run([str(SAMPLE)], preset="litellm").result
+    parts = _three_parts(tmp_path / "result")
+    for part in parts:
+        (part.parent / f"{part.stem} (1).parquet").write_bytes(part.read_bytes())
+    doc = scope_engine_run(tmp_path / "result", preset="litellm").result
+    assert doc.counts == local.counts
+    assert len(doc.inputs_not_read) == 3 and len(doc.inputs) == 3
+    assert all("identical content" in note.reason for note in doc.inputs_not_read)
+    rows, totals = _result()
+    pcsv.write_csv(pa.concat_tables([rows, totals]), tmp_path / "result" / "again.csv")
+    with pytest.raises(InputError, match="totals row.* appear more than once .* given twice"):
+        scope_engine_run(tmp_path / "result", preset="litellm")
+
+
+def test_a_json_export_leaving_out_null_fields_is_read(tmp_path: Path) -> None:
+    """acc39 minor: Spark's JSON writer leaves out null fields (a part of totals rows has no
+    prompt column at all); such a result was refused "no column prompt, response" even whole."""
+    rows, totals = _result()
+    folder = tmp_path / "result"
+    folder.mkdir()
+    body = rows.to_pylist()
+    chunks = [body[:5], body[5:] + totals.to_pylist()]
+    for n, chunk in enumerate(chunks):
+        text = "".join(
+            json.dumps({k: v for k, v in r.items() if v is not None}) + "\n" for r in chunk
+        )
+        (folder / f"part-{n:05d}.json").write_text(text)
+    local = scope_run([str(SAMPLE)], preset="litellm").result
+    doc = scope_engine_run(folder, preset="litellm").result
+    assert doc.counts == local.counts
+    assert sorted(doc.possibly_affected.request_ids) == sorted(local.possibly_affected.request_ids)
