@@ -43,8 +43,14 @@ jvm:
 litellm: $(STAMP)
 	$(BIN)/python -m tests.scope.litellm_venv
 
+# One pytest worker per core (pytest-xdist), at most four: each worker starts its own object-store
+# servers and Spark. worksteal gives each worker a run of consecutive tests (a file's tests stay
+# together) and an idle worker takes half of a busy one's remaining run, so a module's shared
+# fixture (a review built once, say) is built once per worker at most. Serially:
+# `make test PYTEST_ARGS=`.
+PYTEST_ARGS ?= -n auto --maxprocesses=4 --dist worksteal
 test: lint typecheck jvm litellm package
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 # The real-engine tests (tests/engines/, marked `engines`; `make test` lists them as skipped):
 # llama.cpp's server, llama-cpp-python[server] built from its sdist into a venv of its own under
@@ -66,7 +72,7 @@ docs: $(STAMP)
 
 # Where the suite's time goes: wall time, load, the sum of the tests' own times, the slowest ones
 test-times: $(STAMP)
-	$(BIN)/python benchmarks/test_times.py
+	$(BIN)/python benchmarks/test_times.py $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/scope_bench.py --rows 5000000
