@@ -44,10 +44,11 @@ litellm: $(STAMP)
 	$(BIN)/python -m tests.scope.litellm_venv
 
 # One pytest worker per core (pytest-xdist), at most four: each worker starts its own object-store
-# servers and Spark. worksteal gives each worker a run of consecutive tests (a file's tests stay
-# together) and an idle worker takes half of a busy one's remaining run, so a module's shared
-# fixture (a review built once, say) is built once per worker at most. Serially:
-# `make test PYTEST_ARGS=`.
+# servers and Spark (one JVM per worker, about 1 GB). worksteal gives each worker a run of
+# consecutive tests (a file's tests stay together) and an idle worker takes half of a busy one's
+# remaining run, so a module's shared fixture (a review built once, say) is built once per worker
+# at most. The tests are isolated for it: servers bind port 0, files go under tmp_path (see
+# docs/development.md). Serially: `make test PYTEST_ARGS=`; the same for test-times.
 PYTEST_ARGS ?= -n auto --maxprocesses=4 --dist worksteal
 test: lint typecheck jvm litellm package
 	$(BIN)/pytest -q $(PYTEST_ARGS)

@@ -99,12 +99,18 @@ def scripted_server(script: Script, echo: bool = True) -> Iterator[str]:
         thread.join()
 
 
+#: The sockets of :func:`closed_port_url`, held bound for the rest of the test process.
+_HELD_CLOSED: list[socket.socket] = []
+
+
 def closed_port_url() -> str:
-    """Return a /v1 URL on a loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+    """Return a /v1 URL on a loopback port nothing listens on: bound and kept bound (never
+    listening) for the rest of the run, so a connection is refused and no other server (another
+    pytest-xdist worker's, say) can take the port before the test connects."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    _HELD_CLOSED.append(sock)
+    return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
 
 
 #: The model list a raw socket server answers every GET with.

@@ -1,13 +1,18 @@
 """Servers the scope tests read logs from: an S3-compatible one (moto), a GCS emulator and a plain
-web server, all on 127.0.0.1 with a free port; the object stores are started once per test
-session and stopped after it."""
+web server, all on 127.0.0.1 on a port the system picks when the server binds (port 0: never a
+port chosen first and bound later, which another pytest-xdist worker's server could take in
+between); the object stores are started once per test session (per xdist worker) and stopped
+after it."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import http.server
 import logging
 import os
+import re
 import socket
 import sys
 import urllib.error
@@ -29,11 +34,14 @@ FAKE_AWS = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+@contextlib.contextmanager
+def refused_port() -> Iterator[int]:
+    """A loopback port held bound but not listening while the block runs: a connection to it is
+    refused, and no other server (another xdist worker's, say) can take it meanwhile."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        port: int = held.getsockname()[1]
+        yield port
 
 
 class Traffic:
@@ -90,12 +98,11 @@ def s3_endpoint() -> Iterator[str]:
     points the standard chain at it."""
     moto_server = pytest.importorskip("moto.server")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    port = _free_port()
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     inner = server._server  # werkzeug's server: each request is handed to its ``app``
     inner.app = S3_TRAFFIC.wrap(inner.app)
-    endpoint = f"http://127.0.0.1:{port}"
+    endpoint = f"http://127.0.0.1:{server.get_host_and_port()[1]}"
     saved = {name: os.environ.get(name) for name in (*FAKE_AWS, "AWS_ENDPOINT_URL")}
     os.environ.update(FAKE_AWS, AWS_ENDPOINT_URL=endpoint)
     try:
@@ -111,10 +118,14 @@ def s3_endpoint() -> Iterator[str]:
 
 @pytest.fixture
 def s3_bucket(s3_endpoint: str, request: pytest.FixtureRequest) -> str:
-    """Return a new, empty bucket's name on the session's S3 server."""
+    """Return a new, empty bucket's name on the session's S3 server: one per test, its
+    parametrized cases included (a name cut from the test's name alone gave the cases of one
+    test one bucket, each finding the objects of the cases before it on its worker)."""
     import boto3
 
-    name = "logs-" + "".join(c for c in request.node.name.lower() if c.isalnum())[:40]
+    digest = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:12]
+    name = "logs-" + "".join(c for c in request.node.name.lower() if c.isalnum())[:32]
+    name += f"-{digest}"
     boto3.client("s3", endpoint_url=s3_endpoint).create_bucket(Bucket=name)
     return name
 
@@ -128,6 +139,16 @@ def put_object(endpoint: str, bucket: str, key: str, body: bytes) -> None:
 
 #: The bucket the GCS emulator creates when it starts.
 GCS_BUCKET = "logs"
+#: gcp-storage-emulator in memory on a port the system picks, saying the one bound (its own
+#: `start --port` takes a number only and says nothing of it; server.py create_server, APIThread).
+_GCS_ON_PORT_0 = f"""
+import threading
+from gcp_storage_emulator.server import create_server
+server = create_server("127.0.0.1", 0, in_memory=True, default_bucket="{GCS_BUCKET}")
+server.start()
+print("GCS_EMULATOR=http://127.0.0.1:%d" % server._api._httpd.server_address[1], flush=True)
+threading.Event().wait()
+"""
 
 
 @pytest.fixture(scope="session")
@@ -139,17 +160,16 @@ def gcs_endpoint() -> Iterator[str]:
     )
     from assess.scope.logs import remote
 
-    port = _free_port()
-    endpoint = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "gcp_storage_emulator", "start", "--port", str(port)]
-    command += ["-H", "127.0.0.1", "--default-bucket", GCS_BUCKET, "-q", "-M"]
+    command = [sys.executable, "-c", _GCS_ON_PORT_0]
     saved = os.environ.get("STORAGE_EMULATOR_HOST")
 
     def ready(log: str) -> str | None:
-        return endpoint if answers(f"{endpoint}/storage/v1/b") else None
+        bound = re.search(r"GCS_EMULATOR=(http://127\.0\.0\.1:\d+)", log)
+        return bound.group(1) if bound and answers(f"{bound.group(1)}/storage/v1/b") else None
 
     try:
-        with running(command, ready, 30, "the GCS emulator"):
+        with running(command, ready, 30, "the GCS emulator") as emulator:
+            endpoint = emulator.url
             os.environ["STORAGE_EMULATOR_HOST"] = endpoint
             remote._filesystem.cache_clear()
             yield endpoint

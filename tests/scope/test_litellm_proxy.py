@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 
-from tests.scope.conftest import FAKE_AWS, _free_port
+from tests.scope.conftest import FAKE_AWS, refused_port
 from tests.scope.litellm_venv import LITELLM_VERSION, ensure
 from tests.server_process import answers, running
 
@@ -121,13 +121,12 @@ def _config(lab: str, dead: int, s3: str) -> str:
 def proxy(
     litellm_script: Path, lab_url: str, s3_endpoint: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
-    """Start the proxy on 127.0.0.1 (a free port); poll its liveness endpoint; stop it after."""
+    """Start the proxy on 127.0.0.1 on a port the system picks (uvicorn logs the one bound), its
+    dead deployments on a port held closed; poll its liveness endpoint; stop it after."""
     import boto3
 
     boto3.client("s3", endpoint_url=s3_endpoint).create_bucket(Bucket=BUCKET)
     folder = tmp_path_factory.mktemp("litellm")
-    (folder / "config.yaml").write_text(_config(lab_url, _free_port(), s3_endpoint))
-    port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LITELLM", "OPENAI"))}
     # the bundled model cost map, not a download; no proxy for loopback calls
     env.update(FAKE_AWS, LITELLM_LOCAL_MODEL_COST_MAP="True")
@@ -135,15 +134,17 @@ def proxy(
     env.update(TZ="UTC")
     env.update(NO_PROXY="127.0.0.1", no_proxy="127.0.0.1")
     command = [str(litellm_script), "--config", "config.yaml"]
-    command += ["--host", "127.0.0.1", "--port", str(port)]
-    base = f"http://127.0.0.1:{port}"
+    command += ["--host", "127.0.0.1", "--port", "0"]
 
     def ready(log: str) -> str | None:
-        return base if answers(f"{base}/health/liveliness") else None
+        bound = re.search(r"Uvicorn running on (http://127\.0\.0\.1:\d+)", log)
+        return bound.group(1) if bound and answers(f"{bound.group(1)}/health/liveliness") else None
 
     name = f"litellm {LITELLM_VERSION}"
-    with running(command, ready, START_SECONDS, name, cwd=folder, env=env) as server:
-        yield server.url
+    with refused_port() as dead:
+        (folder / "config.yaml").write_text(_config(lab_url, dead, s3_endpoint))
+        with running(command, ready, START_SECONDS, name, cwd=folder, env=env) as server:
+            yield server.url
 
 
 def _post(base: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, str, str]:
