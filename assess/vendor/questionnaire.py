@@ -9,12 +9,13 @@ live in :meth:`Questionnaire.problems` so the reader can report them with their 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, model_validator
 
-from assess.kernel.common import EvidenceLevel, Severity
+from assess.kernel.common import Severity
 from assess.kernel.model import Model
+from assess.vendor.questionnaire_scoring import Scoring
 
 Loc = tuple[str | int, ...]
 
@@ -83,6 +84,17 @@ class When(Model):
         return self
 
 
+class Implies(Model):
+    """A question whose answer also answers another (``implies``): a mode question and its yes/no
+    twin. ``values`` maps this question's values to the other's; a value not listed implies
+    nothing. Scoring reads the other question as implied when it is not answered, and the
+    stricter of the two readings when both are and they disagree (:mod:`assess.vendor.scoring.
+    implied`)."""
+
+    question: str
+    values: dict[str, str | bool | int] = Field(min_length=1)
+
+
 class Question(Model):
     """One question of the bank."""
 
@@ -119,6 +131,9 @@ class Question(Model):
         default_factory=list,
         description="A control answered with its unsafe value is offset when one of these holds",
     )
+    implies: Implies | None = Field(
+        default=None, description="Its answer answers another question too (a mode and its twin)"
+    )
 
     @property
     def section(self) -> str:
@@ -152,94 +167,6 @@ class Rule(Model):
     remediation: str
     when: When
     compensated_by: list[Condition] = Field(default_factory=list)
-
-
-class Coverage(Model):
-    """The evidence axis: how much of the questionnaire's weight is answered (scoring.coverage)."""
-
-    sufficient_at: float = Field(
-        default=0.6,
-        ge=0,
-        le=1,
-        description="Below this share of the weight answered the verdict is insufficient evidence",
-    )
-    answer_max_age_days: int = Field(
-        default=365, ge=0, description="An answer dated this much before the answers is stale"
-    )
-
-
-class Tiers(Model):
-    """Lowest score of each tier above ``low``."""
-
-    medium: int = Field(ge=0, le=100)
-    high: int = Field(ge=0, le=100)
-    critical: int = Field(ge=0, le=100)
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Tiers:
-        if not self.medium <= self.high <= self.critical:
-            raise ValueError("tier thresholds must rise: medium <= high <= critical")
-        return self
-
-
-class DecisiveRule(Model):
-    """A finding that decides the tier whatever the points (``scoring.decisive``).
-
-    A finding matches when every given test holds: ``contradiction`` (evidence contradicts a
-    claim), ``evidence`` (its evidence level is at least this), ``ids`` (its id starts with one
-    of these).
-    """
-
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
-    tier: Literal["medium", "high", "critical"]
-    why: str = Field(min_length=1)
-    contradiction: bool | None = None
-    evidence: EvidenceLevel | None = None
-    ids: list[str] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _some_test(self) -> DecisiveRule:
-        if self.contradiction is None and self.evidence is None and not self.ids:
-            raise ValueError("a decisive rule needs contradiction, evidence or ids")
-        return self
-
-
-class Scoring(Model):
-    """The numbers of the score formula (the formula's text is generated from them)."""
-
-    points: dict[Severity, int]
-    cap: int = Field(default=100, ge=1, le=100)
-    tiers: Tiers
-    unknown_critical_severity: Severity = Severity.HIGH
-    attested_only_severity: Severity = Severity.LOW
-    contradiction_severity: Severity = Severity.CRITICAL
-    evidence_max_age_days: int = Field(
-        default=30,
-        ge=0,
-        description="Evidence that ended more than this many days before the answers is stale",
-    )
-    decisive: list[DecisiveRule] = Field(
-        default_factory=list, description="Findings that set the tier whatever the points"
-    )
-    coverage: Coverage = Coverage()
-    compensation_evidence: EvidenceLevel = Field(
-        default=EvidenceLevel.DOCUMENTED,
-        description="A compensating control offsets a finding only on evidence at least this",
-    )
-    docs_conflict_severity: Severity = Field(
-        default=Severity.MEDIUM,
-        description="Severity of a finding that the provider's own documents contradict each other",
-    )
-
-    @model_validator(mode="after")
-    def _complete(self) -> Scoring:
-        missing = [s.value for s in Severity if s not in self.points]
-        if missing:
-            raise ValueError(f"points missing for: {', '.join(missing)}")
-        ranked = [self.points[s] for s in sorted(Severity, key=lambda s: s.rank)]
-        if ranked != sorted(ranked) or min(ranked) < 0:
-            raise ValueError("points must not be negative and must rise with severity")
-        return self
 
 
 class Contradictions(Model):
@@ -344,6 +271,7 @@ class Questionnaire(Model):
                 found += [(where, msg) for msg in self._condition_problems(cond)]
                 if cond.question == q.id:
                     found.append((where, f"'{q.id}' cannot depend on its own answer"))
+            found += [(("questions", index, "implies"), m) for m in self._implies_problems(q)]
             for i, safe in enumerate(q.safe_values):
                 if q.type is AnswerType.ENUM and safe not in q.values:
                     found.append(
@@ -360,6 +288,26 @@ class Questionnaire(Model):
                         )
                     )
         return found
+
+    def _implies_problems(self, q: Question) -> list[str]:
+        """Each value ``implies`` maps must be one of ``q``'s, and its image one of the other
+        question's (checked as conditions on each); the other question is another one."""
+        if q.implies is None:
+            return []
+        other = q.implies.question
+        tests: list[tuple[str, str | bool | int]] = [(q.id, key) for key in q.implies.values]
+        tests += [(other, value) for value in q.implies.values.values()]
+        found = [
+            msg
+            for qid, value in tests
+            for msg in self._condition_problems(
+                Condition.model_validate({"question": qid, "is": value})
+            )
+        ]
+        target = self.question(other)
+        if other == q.id or (target is not None and target.implies is not None):
+            found.append(f"'{q.id}' implies '{other}': it must be another question, implying none")
+        return list(dict.fromkeys(found))
 
     def _condition_problems(self, cond: Condition) -> list[str]:
         q = self.question(cond.question)

@@ -47,14 +47,14 @@ def test_vendors_are_ranked_riskiest_first_and_the_cap_is_broken_by_points() -> 
         [WELL_RUN, AFTER_FIX, EVASIVE, INCIDENT], generated_at="2026-01-01T00:00:00Z"
     )
     assert [(v.rank, Path(v.file).name) for v in p.vendors] == [
-        (1, "incident-like.yaml"),  # critical, 100, 191 points before the cap
+        (1, "incident-like.yaml"),  # critical, 100, 176 points before the cap
         (2, "incident-like-after-fix.yaml"),  # medium, 26
         (3, "evasive.yaml"),  # low, 6: from what is known; its coverage is too low to rate it
         (4, "well-run.yaml"),  # low, 1
     ]
     top = p.vendors[0]
-    assert (top.tier, top.score, top.points_total, top.open_critical) == ("critical", 100, 191, 2)
-    assert top.section_points["deployment"] == 85 and sum(top.section_points.values()) == 191
+    assert (top.tier, top.score, top.points_total, top.open_critical) == ("critical", 100, 176, 2)
+    assert top.section_points["deployment"] == 70 and sum(top.section_points.values()) == 176
     evasive = p.vendors[2]
     assert evasive.evidence_verdict == "insufficient-evidence"
     assert evasive.coverage is not None and evasive.coverage < 0.6 < (top.coverage or 0)
@@ -85,7 +85,7 @@ def test_trend_against_a_previous_score(score_of_incident: Path) -> None:
     p = build_portfolio([AFTER_FIX], previous=[score_of_incident])
     (row,) = p.vendors
     assert row.trend == "better"
-    assert row.score_change == 26 - 100 and row.points_change == 26 - 191
+    assert row.score_change == 26 - 100 and row.points_change == 26 - 176
     assert row.previous is not None and row.previous.tier == "critical"
     assert row.previous.source == "incident-score.json"
     assert p.previous_files == ["incident-score.json"]
@@ -200,7 +200,7 @@ def test_the_table_lists_every_vendor_in_rank_order() -> None:
     assert result.exit_code == 0
     out = result.stdout
     assert out.index("Example Edge AI Inc.") < out.index("Careful Compute GmbH")
-    assert "critical" in out and "2026-09-01" in out and "deployment 85" in out
+    assert "critical" in out and "2026-09-01" in out and "deployment 70" in out
 
 
 def test_an_out_path_that_is_a_file_is_exit_2(tmp_path: Path) -> None:

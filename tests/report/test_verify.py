@@ -125,8 +125,8 @@ def test_a_score_edited_with_matching_hashes_is_caught(made: Path, tmp_path: Pat
     assert "ok      output report.json" in result.output
     assert "DIFFERS PDF attachment report.json: the PDF's report.json" in result.output
     assert (
-        "DIFFERS score recomputed from the inputs: score 35, tier medium, points 206 stated; "
-        "recomputed 100, critical, 206"
+        "DIFFERS score recomputed from the inputs: score 35, tier medium, points 191 stated; "
+        "recomputed 100, critical, 191"
     ) in result.output
 
 

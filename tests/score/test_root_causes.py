@@ -66,11 +66,15 @@ def test_one_answer_is_one_row_with_the_worst_severity_and_every_reason() -> Non
     assert [m.id for m in about[0].merged] == ["control-absent.isolation.proxy_aborts_mid_transfer"]
     assert "control-absent.isolation.proxy_aborts_mid_transfer" in about[0].detail
     checksums = [f for f in result.findings if "isolation.transfer_checksums" in f.rests_on]
-    assert [f.id for f in checksums] == ["disaggregated-transfers-unverified"]
-    # Before the merge 201 points: two medium findings (5 each) counted again. 191 = 176 before
-    # the catalogue held the SGLang transfer-race advisory (high, 15 points, a root cause of its
-    # own: the engine has no fix).
-    assert result.points_total == 191
+    assert [f.id for f in checksums] == ["advisory.sglang-pd-kv-transfer-race"]
+    # the SGLang transfer-race advisory rests on the checksum answer that decides it: one root
+    # cause with the rule and the control on that answer (acc41 m3), its 15 points counted once
+    assert [m.id for m in checksums[0].merged] == [
+        "disaggregated-transfers-unverified",
+        "control-absent.isolation.transfer_checksums",
+    ]
+    # Before the merge 201 points: two medium findings (5 each) and the high rule (15) again.
+    assert result.points_total == 176
 
 
 def test_findings_on_exactly_the_same_answers_become_one() -> None:

@@ -15,11 +15,11 @@ from tests.conftest import REPO
 INCIDENT = [
     ("advisory.glm-5.3-kv-leak", "critical"),
     ("pool-smaller-than-context.prefill", "critical"),
-    # disaggregated SGLang, transfer checksums answered off: the transfer-race advisory
+    # disaggregated SGLang, transfer checksums answered off: the transfer-race advisory, one root
+    # cause with disaggregated-transfers-unverified and the checksum control (merged into it)
     ("advisory.sglang-pd-kv-transfer-race", "high"),
     ("control-absent.deployment.pool_checked_after_config_change", "high"),
     ("control-absent.verification.isolation_tested_after_changes", "high"),
-    ("disaggregated-transfers-unverified", "high"),
     # deferred KV release would offset it, but only attested: the vendor's word offsets nothing
     ("proxy-aborts-disaggregated", "high"),
     ("control-absent.isolation.cross_tenant_leak_monitoring", "medium"),

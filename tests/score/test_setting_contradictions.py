@@ -123,3 +123,18 @@ def test_deploy_check_advisory_finding_is_carried_into_the_score(tmp_path: Path)
     assert [c.id for c in finding.controls][:2] == ["STA-09", "I&S-06"]
     assert finding.title == "settings expose it to advisory sglang-cache-salt-ignored"
     assert result.tier.value != "low"
+
+
+def test_an_answer_the_log_contradicts_is_not_listed_in_place(tmp_path: Path) -> None:
+    """acc41 m7: the controls in place (console, JSON, report: one list) are facts in the
+    vendor's favour; a claim the scored startup log disproves is not one."""
+    answers = {**AGG, "cache.prompt_cache_scope": "off", "engine.schedule_policy": "fcfs"}
+    seen = {"prefix_cache": True, "schedule_policy": "lpm"}
+    result = _score(tmp_path, answers, {"role": "aggregated", "cache_settings": seen})
+    in_place = {c.question for c in result.controls_in_place}
+    assert not {"cache.prompt_cache_scope", "engine.schedule_policy"} & in_place
+    assert "isolation.kv_canaries" in in_place  # not contradicted: still listed
+    agreeing = {"prefix_cache": False, "schedule_policy": "fcfs"}
+    kept = _score(tmp_path, answers, {"role": "aggregated", "cache_settings": agreeing})
+    in_place = {c.question for c in kept.controls_in_place}
+    assert {"cache.prompt_cache_scope", "engine.schedule_policy"} <= in_place

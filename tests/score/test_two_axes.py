@@ -22,6 +22,12 @@ def safe_value(q: Question) -> Any:
     return q.safe_answer if q.control else q.safe_values[0]
 
 
+def implied_by_a_mode(answers: dict[str, CheckedAnswer]) -> set[str]:
+    """The questions a known mode answer implies (``implies``)."""
+    known = {qid for qid, a in answers.items() if a.known or a.per}
+    return {q.implies.question for q in BANK.questions if q.implies and q.id in known}
+
+
 def all_rests(result: ScoreResult) -> set[str]:
     return {r for f in result.findings for m in (f, *f.merged) for r in m.rests_on}
 
@@ -61,7 +67,8 @@ def test_a_documented_control_never_raises_risk(
     assert sum(f.points for f in safer.findings) <= sum(f.points for f in riskier.findings)
     assert safer.score <= riskier.score and safer.tier.rank <= riskier.tier.rank
     _, ruled_out = applicable_answers(BANK, answer_set({**answers, question.id: documented}))
-    if question.id not in ruled_out:
+    # a twin its answered mode question contradicts: the stricter reading is scored, not listed
+    if question.id not in ruled_out and question.id not in implied_by_a_mode(answers):
         assert question.id in {c.question for c in safer.controls_in_place}
 
 
@@ -101,6 +108,8 @@ def test_not_applicable_removes_a_question_from_risk_and_documented_from_coverag
     unknown = {**answers, question.id: CheckedAnswer(value="unknown")}
     _, ruled_out = applicable_answers(BANK, answer_set(unknown))
     assume(question.id not in ruled_out)  # already out: covered by the answers ruling it out
+    # a yes/no twin left unknown is answered by its mode question (implies): covered by it
+    assume(question.id not in implied_by_a_mode(unknown))
     na = CheckedAnswer(value="not_applicable", note="cannot apply here", evidence=evidence, ref=ref)
     result = score({**answers, question.id: na})
     assert question.id not in all_rests(result)

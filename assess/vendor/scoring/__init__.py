@@ -10,7 +10,8 @@ from collections.abc import Iterable, Mapping
 from assess.advisories.models import Advisory
 from assess.kernel.common import InputFile, Severity
 from assess.vendor.answers import AnswerSet
-from assess.vendor.questionnaire import DecisiveRule, Questionnaire
+from assess.vendor.questionnaire import Questionnaire
+from assess.vendor.questionnaire_scoring import DecisiveRule
 from assess.vendor.scoring.advisory_checks import engine_unsettled
 from assess.vendor.scoring.binding import EvidenceBinding, bind_deploy, bind_probe
 from assess.vendor.scoring.cache_probe import cache_probe_findings, verified_control
@@ -22,6 +23,12 @@ from assess.vendor.scoring.evidence import CacheProbeEvidence, DeployEvidence, P
 from assess.vendor.scoring.findings import Context, with_controls
 from assess.vendor.scoring.formula import decided_by, formula_text, score_of, tier_of, total_of
 from assess.vendor.scoring.freshness import Period
+from assess.vendor.scoring.implied import (
+    Disagreement,
+    disagreement_findings,
+    implied_answers,
+    with_modes,
+)
 from assess.vendor.scoring.merge import merge_root_causes
 from assess.vendor.scoring.models import (
     ControlInPlace,
@@ -69,13 +76,16 @@ def _raw_findings(
     evidence_for_vendor: bool,
     period: Period | None,
     cache: CacheProbeEvidence | None = None,
+    clashes: list[Disagreement] | None = None,
 ) -> tuple[list[ScoreFinding], list[EvidenceBinding]]:
-    """Return the unmerged findings of the rules, the checks and the evidence, with its bindings.
+    """Return the unmerged findings of the rules, the checks, the answers that disagree and the
+    evidence, with its bindings.
 
     Evidence that does not score gives one ``not_about`` finding instead of its own.
     """
+    clashes = clashes or []
     questionnaire, answers = ctx.bank, ctx.answers
-    found = evaluate_rules(ctx) + conflict_findings(ctx)
+    found = evaluate_rules(ctx) + conflict_findings(ctx) + disagreement_findings(ctx, clashes)
     for check in questionnaire.checks:
         found += CHECKS[check](ctx)
     bindings: list[EvidenceBinding] = []
@@ -100,13 +110,21 @@ def _controls(
     cache: CacheProbeEvidence | None,
     bindings: list[EvidenceBinding],
     period: Period | None,
+    findings: list[ScoreFinding],
 ) -> list[ControlInPlace]:
     """Return the controls in place (stale ones marked, judged against the answers' date and
     ``period``); a scored cache audit that found no sharing verifies the prefix-cache salting
-    control."""
+    control. An answer scored evidence contradicts (a finding with ``contradiction``) is not in
+    place, nor is a twin only implied by its mode question (the mode's answer is listed)."""
     controls = controls_in_place(ctx.bank, ctx.answers, period.start if period else None)
     scored = any(b.kind == "cache-probe" and b.scored for b in bindings)
-    return verified_control(ctx, cache, controls) if cache is not None and scored else controls
+    if cache is not None and scored:
+        controls = verified_control(ctx, cache, controls)
+    contradicted = {
+        q for f in findings for m in (f, *f.merged) if m.contradiction for q in m.rests_on
+    }
+    implied = {q for q in ctx.implied_by if not ctx.claims.get(q).known}
+    return [c for c in controls if c.question not in contradicted | implied]
 
 
 def _vendor_ref(answers: AnswerSet) -> VendorRef:
@@ -132,6 +150,33 @@ def not_checked(advisories: Mapping[str, Advisory]) -> dict[str, str]:
     return {a.id: a.not_checked for a in every if a.not_checked}
 
 
+def _context(
+    bank: Questionnaire, answers: AnswerSet, advisories: Mapping[str, Advisory]
+) -> tuple[Context, list[str], list[Disagreement]]:
+    """Return what the checks read: the answers with the questions other answers rule out set
+    to ``not_applicable`` and every yes/no twin read through its mode question (the answers as
+    stated kept for the claims evidence can contradict), the ids ruled out, and the twins that
+    disagree with their mode question."""
+    stated, ruled_out = applicable_answers(bank, answers)
+    implied = implied_answers(bank, stated)
+    ctx = Context(bank, implied.answers, advisories, implied.sources, stated)
+    return ctx, ruled_out, implied.disagreements
+
+
+def _numbered(ctx: Context, found: list[ScoreFinding]) -> list[ScoreFinding]:
+    """Return the findings merged by root cause, most severe first, with points, refs and
+    framework controls, resting also on the mode questions behind the twins they rest on."""
+    merged = sorted(merge_root_causes(_ordered(found)), key=lambda f: (-f.severity.rank, f.id))
+    refs = assign_refs(["" for _ in merged])
+    points = ctx.bank.scoring.points
+    return [
+        with_controls(with_modes(f, ctx.implied_by)).model_copy(
+            update={"points": points[f.severity], "ref": ref}
+        )
+        for f, ref in zip(merged, refs, strict=True)
+    ]
+
+
 def score_answers(
     questionnaire: Questionnaire,
     answers: AnswerSet,
@@ -155,16 +200,12 @@ def score_answers(
     labelled in ``evidence`` and does not score unless ``evidence_for_vendor``.
     ``cache_probe`` (a cache-isolation audit) is bound like the canary probe.
     """
-    answers, ruled_out = applicable_answers(questionnaire, answers)
-    ctx = Context(bank=questionnaire, answers=answers, advisories=advisories)
-    found, bindings = _raw_findings(ctx, probe, deploy, evidence_for_vendor, period, cache_probe)
-    points = questionnaire.scoring.points
-    merged = sorted(merge_root_causes(_ordered(found)), key=lambda f: (-f.severity.rank, f.id))
-    refs = assign_refs(["" for _ in merged])
-    findings = [
-        with_controls(f).model_copy(update={"points": points[f.severity], "ref": ref})
-        for f, ref in zip(merged, refs, strict=True)
-    ]
+    ctx, ruled_out, clashes = _context(questionnaire, answers, advisories)
+    answers = ctx.answers
+    found, bindings = _raw_findings(
+        ctx, probe, deploy, evidence_for_vendor, period, cache_probe, clashes
+    )
+    findings = _numbered(ctx, found)
     score = score_of(findings, questionnaire.scoring)
     by_id = {r.id: r for r in questionnaire.scoring.decisive}
     coverage, verdict, questions = coverage_of(questionnaire, answers, ruled_out)
@@ -188,7 +229,7 @@ def score_answers(
         coverage=coverage,
         evidence_verdict="insufficient-evidence" if engine_unsettled(findings) else verdict,
         questions_to_send=questions,
-        controls_in_place=_controls(ctx, cache_probe, bindings, period),
+        controls_in_place=_controls(ctx, cache_probe, bindings, period, findings),
         mitigations=rule_mitigations(ctx) + control_mitigations(ctx),
         advisories_not_checked=not_checked(advisories),
     )

@@ -8,7 +8,8 @@ rest holds and an answer is unknown (or the version is one the sources do not se
 so: an info finding with no points (``advisory-unconfirmed.<id>``): unknown is measured on the
 coverage axis, not scored as risk. An advisory about a library no ``engine.name`` answer names
 (redis-py) is decided by its ``exposed_if`` answers, a ``version_of`` condition reading the answer
-as a version against the library's ranges. Every finding names the advisories it rests on.
+as a version against the library's ranges. Every finding names the advisories it rests on, and
+rests on the answers that decide it (``exposed_if`` answers too).
 """
 
 from __future__ import annotations
@@ -200,9 +201,9 @@ def _advisory_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
     holds = (affected, _mode(scope, mode), exposed)
     if "no" in holds:
         return None
-    # the engine is the root cause; the exposing answers (a checksum off, a shared cache) are
-    # findings of their own: resting on them too would count them twice
-    rests = [ENGINE, VERSION, MODE]
+    # it rests on the answers that decide it, the exposing ones too (a checksum off, a shared
+    # cache): the root-cause merge folds the findings on those answers into it (counted once)
+    rests = [ENGINE, VERSION, MODE, *(c.question for c in adv.exposed_if)]
     detail = f"{adv.title}. Affected: {scope.range_text()}."
     if adv.exposed_if:
         detail += f" Exposed by the answers: {_said(ctx, adv)}."

@@ -215,6 +215,6 @@ def deploy_findings(ctx: Context, deploy: DeployEvidence) -> list[ScoreFinding]:
         out += _engine_findings(ctx, node, index)
         out += [
             _contradiction(ctx, f"{c.suffix}.{node.name or f'node{index + 1}'}", *c.text)
-            for c in setting_contradictions(ctx.answers, node)
+            for c in setting_contradictions(ctx.claims, node)
         ]
     return out + carried_advisories(ctx, deploy)

@@ -21,7 +21,8 @@ from typing import Literal
 
 from assess.kernel.common import EvidenceLevel, Severity
 from assess.vendor.answers import AnswerSet, CheckedAnswer, Value
-from assess.vendor.questionnaire import NOT_APPLICABLE, Question, Questionnaire, Scoring
+from assess.vendor.questionnaire import NOT_APPLICABLE, Question, Questionnaire
+from assess.vendor.questionnaire_scoring import Scoring
 from assess.vendor.scoring.models import (
     ControlInPlace,
     CoverageResult,

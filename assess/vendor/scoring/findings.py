@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from assess.advisories.models import Advisory
 from assess.controls.catalogue import load_crosswalk
@@ -16,11 +16,23 @@ from assess.vendor.scoring.models import ScoreFinding
 
 @dataclass(frozen=True)
 class Context:
-    """What every check reads: the bank, the answers and the advisories."""
+    """What every check reads: the bank, the answers and the advisories.
+
+    ``answers`` are the answers as scored: a twin read through its mode question (``implies``);
+    ``implied_by`` names the mode questions behind each twin so read, ``stated`` holds the
+    answers as the vendor gave them (claims the evidence can contradict).
+    """
 
     bank: Questionnaire
     answers: AnswerSet
     advisories: Mapping[str, Advisory]
+    implied_by: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    stated: AnswerSet | None = None
+
+    @property
+    def claims(self) -> AnswerSet:
+        """Return the answers as the vendor gave them (the scored ones when not told)."""
+        return self.stated if self.stated is not None else self.answers
 
     def weakest_evidence(self, question_ids: Iterable[str]) -> EvidenceLevel | None:
         """Return the weakest evidence level among the known answers to ``question_ids``."""

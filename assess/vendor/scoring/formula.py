@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from assess.kernel.common import Severity
-from assess.vendor.questionnaire import DecisiveRule, Scoring
+from assess.vendor.questionnaire_scoring import DecisiveRule, Scoring
 from assess.vendor.scoring.models import ScoreFinding, Tier
 
 

@@ -10,11 +10,18 @@ resting on exactly the same answers and evidence. The ``attested-only`` summary 
 root cause is the evidence behind the answers, not their values. Folded into a finding on the same
 answers it lost its points, so verifying one answer (which takes it off the summary) could raise
 the score. Findings naming different advisories (``advisories``) are different root causes, even
-on the same answers: two engine advisories on one engine version need different remedies.
+on the same answers: two engine advisories on one engine version need different remedies. An
+advisory finding decided by answers beyond the engine (its ``exposed_if``: a transfer checksum off,
+a prompt cache shared across customers) is one root cause with the findings that rest only on
+answers it rests on, one of those among them (``disaggregated-transfers-unverified`` and
+``control-absent.isolation.transfer_checksums`` under ``advisory.sglang-pd-kv-transfer-race``);
+a finding two such advisories could take joins the worst (then by id), once.
 """
 
 from __future__ import annotations
 
+from assess.kernel.common import Severity
+from assess.vendor.scoring.advisory_checks import ENGINE, MODE, VERSION
 from assess.vendor.scoring.models import ScoreFinding
 
 #: Findings that already summarise several answers under one root cause of their own.
@@ -29,11 +36,30 @@ def _mergeable(f: ScoreFinding) -> bool:
     return f.id not in AGGREGATES and _on_answers(f)
 
 
-def _key(f: ScoreFinding, anchors: list[frozenset[str]]) -> frozenset[str] | str:
+def _advisory_key(f: ScoreFinding) -> str:
+    return f"advisories:{','.join(f.advisories)}:{','.join(sorted(f.rests_on))}"
+
+
+def _host(f: ScoreFinding, hosts: list[ScoreFinding]) -> ScoreFinding | None:
+    """Return the advisory finding whose root cause ``f`` is (see the module), if any."""
+    own = frozenset(f.rests_on)
+    for host in hosts:
+        theirs = frozenset(host.rests_on)
+        if own < theirs and own & (theirs - {ENGINE, VERSION, MODE}):
+            return host
+    return None
+
+
+def _key(
+    f: ScoreFinding, anchors: list[frozenset[str]], hosts: list[ScoreFinding]
+) -> frozenset[str] | str:
     if not f.rests_on or f.id in AGGREGATES:
         return f"id:{f.id}"
     if f.advisories:
-        return f"advisories:{','.join(f.advisories)}:{','.join(sorted(f.rests_on))}"
+        return _advisory_key(f)
+    host = _host(f, hosts) if _mergeable(f) else None
+    if host is not None:
+        return _advisory_key(host)
     own = frozenset(f.rests_on)
     if len(own) == 1 and _mergeable(f):
         holders = {a for a in anchors if own < a}
@@ -59,6 +85,7 @@ def _combine(group: list[ScoreFinding]) -> ScoreFinding:
             "detail": f"{head.detail} {reasons}".strip(),
             "remediation": " ".join(remedies),
             "contradiction": any(f.contradiction for f in group),
+            "advisories": list(dict.fromkeys(a for f in (head, *rest) for a in f.advisories)),
             "merged": [*head.merged, *rest],
         }
     )
@@ -66,8 +93,16 @@ def _combine(group: list[ScoreFinding]) -> ScoreFinding:
 
 def merge_root_causes(findings: list[ScoreFinding]) -> list[ScoreFinding]:
     """Return ``findings`` with every group resting on the same answers merged into one."""
-    anchors = [frozenset(f.rests_on) for f in findings if _mergeable(f) and len(f.rests_on) > 1]
+    anchors = [
+        frozenset(f.rests_on)
+        for f in findings
+        if _mergeable(f) and len(f.rests_on) > 1 and not f.advisories
+    ]
+    hosts = sorted(
+        (f for f in findings if f.advisories and _mergeable(f) and f.severity is not Severity.INFO),
+        key=_head_order,
+    )
     groups: dict[frozenset[str] | str, list[ScoreFinding]] = {}
     for f in findings:
-        groups.setdefault(_key(f, anchors), []).append(f)
+        groups.setdefault(_key(f, anchors, hosts), []).append(f)
     return [_combine(g) for g in groups.values()]
