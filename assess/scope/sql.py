@@ -34,7 +34,14 @@ from assess.scope.filter import threshold, window_ns, with_preset
 from assess.scope.logs.presets import Preset
 from assess.scope.logs.timestamps import OUT_OF_RANGE
 from assess.scope.models import ScopeFilter
-from assess.scope.sql_json import PASSES, collapsed, json_tokens, strict_json
+from assess.scope.sql_json import (
+    GROUP_REFERENCES,
+    PASSES,
+    collapsed,
+    json_tokens,
+    strict_json,
+    without_lone_surrogates,
+)
 from assess.scope.sql_paths import Walk
 from assess.scope.sql_rules import ENVELOPE, JSON_FORMS, condition, envelope, typed_rule
 from assess.scope.sql_source import COLUMN, TABLE, source_names, substitute
@@ -134,7 +141,7 @@ def definition(preset: Preset, scope: ScopeFilter, table: str, column: str) -> s
 
 def _fields(preset: Preset, table: str, column: str) -> str:
     """CTEs src, parsed, the walk's (the nodes of dotted paths), f: the records (non-blank
-    lines), which are objects, their raw fields."""
+    lines, each lone surrogate escape read as U+FFFD), which are objects, their raw fields."""
     fields, skip, walk = preset.fields, preset.no_value, Walk()
     first = {n: _first(walk, fields.get(n, []), skip.get(n, ())) for n in _TEXT}
     texts = ", ".join(f"CASE WHEN ok THEN {first[n]} END AS {n}" for n in _TEXT)
@@ -142,7 +149,8 @@ def _fields(preset: Preset, table: str, column: str) -> str:
     rules = _non_request(preset, walk)
     walked, source = walk.ctes("parsed")
     return f"""src AS (
-  SELECT {column} AS line FROM {table} WHERE REGEXP_MATCHES({column}, {lit(_NOT_BLANK)})
+  SELECT {without_lone_surrogates(column)} AS line
+  FROM {table} WHERE REGEXP_MATCHES({column}, {lit(_NOT_BLANK)})
 ), lexed AS (
   SELECT line, JSON_VALID(line) AND REGEXP_MATCHES(line, {lit(_OBJECT)}) AS valid,
     {json_tokens("line")} AS tokens
@@ -280,6 +288,18 @@ def fingerprint(preset: Preset, scope: ScopeFilter) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+#: Dialects whose REGEXP_REPLACE names a group ``$1`` in the replacement (DuckDB, BigQuery: ``\1``).
+_DOLLAR_GROUPS = ("spark", "trino", "athena")
+
+
+def _dollar_group(node: Any) -> Any:
+    from sqlglot import exp
+
+    if isinstance(node, exp.Literal) and node.is_string and node.this in GROUP_REFERENCES:
+        return exp.Literal.string("$" + node.this[1:])
+    return node
+
+
 def _json_valid(dialect: str) -> Callable[[Any], Any]:
     """Return the sqlglot rewrite of JSON_VALID(x) for ``dialect`` (sqlglot maps none), and of
     REGEXP_REPLACE's ``'g'`` (sqlglot keeps it for Trino, which takes three arguments)."""
@@ -295,6 +315,8 @@ def _json_valid(dialect: str) -> Callable[[Any], Any]:
     def rewrite(node: Any) -> Any:
         if isinstance(node, exp.RegexpReplace) and dialect != "duckdb":
             node.set("modifiers", None)  # DuckDB's 'g': the others replace every match anyway
+            if dialect in _DOLLAR_GROUPS:  # Java's replacement text names a group $1
+                node.set("replacement", node.args["replacement"].transform(_dollar_group))
             return node
         if isinstance(node, exp.Anonymous) and node.name.upper() in JSON_FORMS:
             typed = JSON_FORMS[node.name.upper()](dialect, list(node.expressions))

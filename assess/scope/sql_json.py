@@ -9,6 +9,11 @@ written for RE2 (DuckDB, BigQuery) and Java (Spark, Trino) alike: no possessive 
 backreference, and the unrolled loop in :data:`_STRING` (Java recurses on ``(a|b)*``, not on a
 character class's ``*``). A line nested deeper than :data:`PASSES` keeps the engine's own check.
 Duplicate keys are not detected (the engines and the local NDJSON fast path take the first).
+
+A lone surrogate escape is read as U+FFFD, as the local reader reads it
+(:mod:`assess.scope.logs.exactjson`): DuckDB's JSON refused the line ("not a JSON object": a false
+all-clear), Spark's kept it. :func:`without_lone_surrogates` rewrites the text before anything
+reads it.
 """
 
 from __future__ import annotations
@@ -27,6 +32,34 @@ _ITEM = f"[s0]{_WS}"
 _INNERMOST = (
     f"\\{{{_WS}(?:{_MEMBER}(?:,{_WS}{_MEMBER})*)?\\}}|\\[{_WS}(?:{_ITEM}(?:,{_WS}{_ITEM})*)?\\]"
 )
+
+
+#: A mark no text it is used on holds (a raw control character: not JSON).
+_MARK = "CHR(1)"
+_HAS_MARK = r"\x01"
+_SURROGATE_HINT = r"\\u[dD][89a-fA-F]"
+_PAIR = r"\\(u[dD][89abAB][0-9a-fA-F]{2})\\(u[dD][c-fC-F][0-9a-fA-F]{2})"
+_SURROGATE = r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+#: The groups of :data:`_PAIR` in DuckDB's replacement text (``$1`` in Spark, Trino, Athena:
+#: ``assess.scope.sql`` rewrites them).
+GROUP_REFERENCES = (r"\1", r"\2")
+
+
+def without_lone_surrogates(column: str) -> str:
+    """``column`` with each lone surrogate escape written ``\\ufffd``, a pair and an escaped
+    backslash (``\\\\ud83d``) kept: the escaped backslashes and the pairs' backslashes become
+    marks, the escapes left that name a surrogate are lone, the marks become backslashes again.
+    Only a text holding a surrogate escape and no mark is rewritten."""
+    mark = _MARK
+    first, second = (lit(g) for g in GROUP_REFERENCES)
+    marked = f"REPLACE({column}, {lit(chr(92) * 2)}, {mark} || {mark})"
+    pairs = f"{mark} || {first} || {mark} || {second}"
+    paired = f"REGEXP_REPLACE({marked}, {lit(_PAIR)}, {pairs}, 'g')"
+    lone = f"REGEXP_REPLACE({paired}, {lit(_SURROGATE)}, {mark} || 'ufffd', 'g')"
+    fixed = f"REPLACE({lone}, {mark}, {lit(chr(92))})"
+    hint = f"REGEXP_MATCHES({column}, {lit(_SURROGATE_HINT)})"
+    unmarked = f"NOT REGEXP_MATCHES({column}, {lit(_HAS_MARK)})"
+    return f"CASE WHEN {hint} AND {unmarked} THEN {fixed} ELSE {column} END"
 
 
 _SHAPED = "^[ \\t\\n\\r{}\\[\\],:s0]*$"

@@ -8,7 +8,8 @@ column, a string inside such a string) and JSON whose quotes were doubled once m
 child of the parent's column (``ASSESS_JSON_CHILD``: an object's or array's JSON text, a string's
 contents), opened when it starts with ``{`` or ``[`` and is JSON as it stands or with ``""`` read
 as ``"``, and strict JSON as the local reader parses it (:mod:`assess.scope.sql_json`'s check, for
-a child that was a JSON string), else NULL. Five CTEs per level (:meth:`Walk.ctes`), so the text
+a child that was a JSON string; a lone surrogate escape in it read as U+FFFD, as in the line),
+else NULL. Six CTEs per level (:meth:`Walk.ctes`), so the text
 grows with the number of prefixes, not with the nesting. A field is then read as before from the
 line (the whole dotted key, then the nested path) and otherwise from its parent's column; a rule's
 null and number tests read the JSON type there too.
@@ -18,7 +19,13 @@ from __future__ import annotations
 
 import re
 
-from assess.scope.sql_json import PASSES, collapsed, json_tokens, strict_json
+from assess.scope.sql_json import (
+    PASSES,
+    collapsed,
+    json_tokens,
+    strict_json,
+    without_lone_surrogates,
+)
 from assess.scope.sql_time import lit
 
 #: A string the local reader tries to parse as JSON (paths._maybe_json): ``{`` or ``[`` first.
@@ -101,8 +108,9 @@ class Walk:
 
     def _steps(self, keys: tuple[str, ...]) -> list[str]:
         """The columns that open the node at ``keys``, one CTE each: the child's text and
-        whether it is a JSON string (an object or array in a strict line is strict), the text
-        to open, its JSON tokens, those collapsed, then the node when it is strict JSON."""
+        whether it is a JSON string (an object or array in a strict line is strict), that text
+        with its lone surrogates read as U+FFFD, the text to open, its JSON tokens, those
+        collapsed, then the node when it is strict JSON."""
         n = self.nodes[keys]
         parent, key = self.node(keys[:-1]), lit(json_path(keys[-1]))
         held = f"ASSESS_JSON_STRING({parent}, {key})"
@@ -112,7 +120,8 @@ class Walk:
         strict = strict_json(f"tok_{n}", f"before_{n}", collapsed(f"before_{n}"))
         return [
             f"{self._child(keys)} AS raw_{n}, {held} AS str_{n}",
-            f"{_opened('raw_' + n)} AS cand_{n}",
+            f"{without_lone_surrogates('raw_' + n)} AS read_{n}",
+            f"{_opened('read_' + n)} AS cand_{n}",
             f"CASE WHEN str_{n} THEN {json_tokens('cand_' + n)} ELSE '0' END AS tok_{n}",
             f"{collapsed('tok_' + n, PASSES - 1)} AS before_{n}",
             f"CASE WHEN {strict} THEN cand_{n} END AS {n}",
@@ -120,7 +129,7 @@ class Walk:
 
     def ctes(self, source: str) -> tuple[list[str], str]:
         """The CTEs that open each level's nodes from ``source`` (which has ``line`` and
-        ``ok``), five a level, and the name of the last one."""
+        ``ok``), six a level, and the name of the last one."""
         out: list[str] = []
         depth = max((len(k) for k in self.nodes), default=0)
         for level in range(1, depth + 1):

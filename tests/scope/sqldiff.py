@@ -185,6 +185,13 @@ def stringified(record: dict[str, Any], path: str, doubled: bool = False) -> dic
     return out
 
 
+def _noted(record: dict[str, Any], note: str) -> dict[str, Any]:
+    """``record`` (a span) with a ``note`` text in each object of its ``attributes``."""
+    for value in record["attributes"].values():
+        value["note"] = note
+    return record
+
+
 def nest(record: dict[str, Any], *paths: str, doubled: bool = False) -> str:
     """``record`` with each of ``paths`` stringified, innermost first (a string in a string):
     the line's text."""
@@ -402,6 +409,37 @@ def fixed_cases() -> list[Case]:
             + [_helicone("h5", json.dumps({"_type": "data"}))]
             + [_helicone("h6", '{""_type"": ""vector_db"", ""note"": ""say """"hi""""""}')],
             preset="helicone",
+        ),
+        Case(  # acc39 B1: lone surrogate escapes (a cut emoji) are read as U+FFFD everywhere
+            "lone-surrogates",
+            [*c, line("u1", prompt="emoji cut here \ud83d"), line("u2", prompt="\udc00 low")]
+            + [
+                line("u3", prompt="reversed \ude00\ud83d"),
+                line("u4\U0001f600", prompt="pair \U0001f600"),
+            ]
+            + [line("u5", prompt="\\ud83d"), line("u6\ud800"), line("u7", **{"k\ud83d": 1})]
+            + [line("u8", account_id="acct\ud83d", session_id="\udbff\udfff\udbff")]
+            + [line("u9", None, prompt="x\ud83d"), line("u10\udc00", model="gpt-4o\ud83d")]
+            + [line("u11", request_id="\\\ud83d\\\\ud83d")],
+        ),
+        Case(  # acc39 B1 as found: 5,000 clean records and one cut emoji (the fast path)
+            "cut-emoji-in-5000",
+            [*c]
+            + [line(f"c{i}", 1000 + i, prompt="hi") for i in range(2500)]
+            + [line("cut", prompt="emoji cut here \ud83d")]
+            + [line(f"c{i}", 1000 + i, prompt="hi") for i in range(2500, 5000)],
+        ),
+        Case(  # acc39 B1: a lone surrogate escape inside a string holding JSON
+            "lone-surrogate-in-json-string",
+            [
+                json.dumps(span("o1")),
+                json.dumps(span("o2", None)),
+                json.dumps(span("o3", model="x")),
+            ]
+            + [nest(span("w1") | {"note": "\ud83d"}, "attributes.llm")]
+            + [nest(_noted(span("w2", kind="CHAIN"), "\udc00"), "attributes.openinference")]
+            + [nest(_noted(span("w3"), "\\ud83d\U0001f600"), "attributes", "attributes.llm")],
+            preset="openinference",
         ),
         Case(
             "out-of-range-time",

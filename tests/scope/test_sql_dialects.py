@@ -41,7 +41,20 @@ def _safe_to_try(node: exp.Expression) -> Any:
 def to_duckdb(sql: str, dialect: str) -> str:
     """Parse ``sql`` as ``dialect`` and write it as DuckDB."""
     tree = sqlglot.parse_one(sql, read=DIALECTS[dialect])
-    return str(tree.transform(_safe_to_try).sql(dialect="duckdb"))
+    return str(tree.transform(_safe_to_try).transform(_group_references).sql(dialect="duckdb"))
+
+
+def _group_references(node: exp.Expression) -> Any:
+    """Trino's and Athena's replacement text names a group ``$1``; DuckDB's ``\\1``."""
+    if isinstance(node, exp.RegexpReplace) and node.args.get("replacement") is not None:
+        node.set("replacement", node.args["replacement"].transform(_dollar_to_backslash))
+    return node
+
+
+def _dollar_to_backslash(node: exp.Expression) -> Any:
+    if isinstance(node, exp.Literal) and node.is_string and node.this in ("$1", "$2"):
+        return exp.Literal.string("\\" + node.this[1:])
+    return node
 
 
 @pytest.fixture(scope="module")

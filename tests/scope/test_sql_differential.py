@@ -262,3 +262,66 @@ def test_a_rule_comparing_numbers_is_refused_where_a_number_reads_as_text(dialec
     with pytest.raises(UsageError, match=r'new-api compares type with numbers.*"2\.0"'):
         sqldiff.emit_sql(dialect, preset="new-api")
     assert "json_type" in sqldiff.emit_sql("duckdb", preset="new-api").sql.lower()
+
+
+@pytest.mark.parametrize(
+    ("case_id", "ids"),
+    [
+        (
+            "lone-surrogates",
+            ["\\\ufffd\\\\ud83d", "ctl-affected", "ctl-unknown"]
+            + ["u1", "u2", "u3", "u4\U0001f600", "u5", "u6\ufffd", "u7", "u8", "u9"],
+        ),
+        ("cut-emoji-in-5000", ["ctl-affected", "ctl-unknown", "cut"]),
+        ("lone-surrogate-in-json-string", ["o1", "o2", "w1", "w3"]),
+    ],
+)
+def test_lone_surrogates_are_read_as_u_fffd_whatever_the_neighbours(
+    tmp_path: Path, case_id: str, ids: list[str]
+) -> None:
+    """acc39 B1: a record holding a lone surrogate escape (a cut emoji, a lone low one, a
+    reversed pair; in a text, an id, a key, a string holding JSON) is read, the escape as
+    U+FFFD, its id kept; a pair stays a pair, ``\\\\ud83d`` is no escape. The local answer does
+    not change with a broken line beside it (the fast path read such a record, losing its id;
+    the strict reader skipped it). The other paths give this answer (the test above)."""
+    case = CASES[case_id]
+    found = sqldiff.local_ndjson(case, tmp_path)
+    assert found["counts"]["records_skipped"] == 0
+    assert sorted(found["affected"] + found["possibly_affected"]) == sorted(ids)
+    broken = Case(case_id + "-broken", [*case.lines, '{"broken'], case.preset)
+    beside = sqldiff.local_ndjson(broken, tmp_path)
+    assert beside["counts"]["records_skipped"] == 1
+    assert beside["affected"] == found["affected"]
+    assert beside["possibly_affected"] == found["possibly_affected"]
+    assert sqldiff.records(case) is not None  # and so the JSON array and Parquet paths run
+
+
+_ESCAPES = st.lists(
+    st.sampled_from(
+        ["\\", "\\\\", "u", "d", "D", "8", "c", "e", "F", "0", "x", '"', "\x01"]
+        + ["\\ud83d", "\\ude00", "\\uDBFF", "\\udc00", "\\u0041", "\\ud8"]
+    ),
+    max_size=14,
+).map("".join)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(texts=st.lists(_ESCAPES, min_size=1, max_size=60))
+def test_the_query_reads_lone_surrogates_as_the_local_reader(texts: list[str]) -> None:
+    """acc39 B1: the SQL rewrite (``sql_json.without_lone_surrogates``) and the local one
+    (``exactjson.without_lone_surrogates``) give the same text, and the local quick check misses
+    no text the escapes, read left to right, would change."""
+    import duckdb
+
+    from assess.scope.logs import exactjson
+    from assess.scope.sql_json import without_lone_surrogates
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (i INTEGER, line VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", list(enumerate(texts)))
+    rows = con.execute(f"SELECT i, {without_lone_surrogates('line')} FROM t ORDER BY i").fetchall()
+    for (_, found), text in zip(rows, texts, strict=True):
+        read = exactjson._TOKENS_TEXT.sub(exactjson._lone_text, text)
+        assert exactjson.without_lone_surrogates(text) == read
+        assert exactjson.without_lone_surrogates(text.encode()) == read.encode()
+        assert found == (text if "\x01" in text else read)

@@ -153,7 +153,7 @@ def refine(fmt: Format, head: bytes) -> Format:
     if first == b"{":
         return "json-document"
     try:
-        value = orjson.loads(first)
+        value = orjson.loads(exactjson.without_lone_surrogates(first))
     except orjson.JSONDecodeError:
         return fmt
     return "ndjson-envelope" if unwrap(value) is not None else fmt

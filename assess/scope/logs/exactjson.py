@@ -17,6 +17,14 @@ parses with orjson and counts the colons of the text and of orjson's value writt
 key is followed by one, strings keep theirs, so a dropped duplicate (pair) leaves fewer; only
 then (or when the text escapes a colon as ``\\u003a``) is the text parsed again with
 :func:`first_key`.
+
+Lone surrogates: a ``\\ud83d`` escape with no low surrogate after it (JavaScript's
+``JSON.stringify`` writes one where a logger cut an emoji in half), a lone low one or a reversed
+pair is read as U+FFFD on every path (RFC 8259 section 8.2 admits them in the grammar; orjson
+refuses the text, Python's ``json`` would keep a character no UTF-8 text can hold).
+:func:`without_lone_surrogates` rewrites such escapes to ``\\ufffd`` (same length) before a
+text is parsed; a pair stays a pair, and ``\\\\ud83d`` (an escaped backslash) is no escape.
+The scoping query does the same in SQL (:func:`assess.scope.sql_json.without_lone_surrogates`).
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, overload
 
 import orjson
 
@@ -33,6 +41,54 @@ MAX_INT_DIGITS = 40
 #: Texts that may hold a number a double rounds (see the module's text).
 LONG_FLOAT = re.compile(rb"\.(?:[0-9]{5}|(?<=[0-9]{12}\.)[0-9])")
 _DOUBLE_DIGITS = 15
+#: The escapes read left to right: an escaped backslash (2 characters), a high and low
+#: surrogate pair (12) or a lone surrogate (6, the only kind replaced).
+SURROGATE_TOKENS = (
+    r"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    r"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+)
+#: Finds, without tokenising, every text that may hold a lone surrogate escape: a high one no
+#: low one follows, a low one no high one precedes, or two backslashes before ``ud`` (their
+#: parity is then counted by :data:`SURROGATE_TOKENS`). Under 1 ms per MB of text without
+#: surrogate escapes, 12 ms per MB of text dense with pairs (``json.dumps`` escapes every
+#: emoji), where tokenising takes 40.
+_MAYBE_LONE = (
+    r"\\(?:u[dD](?:[89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|[c-fC-F](?<!\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F]))|\\u[dD])"
+)
+_TOKENS_BYTES = re.compile(SURROGATE_TOKENS.encode())
+_TOKENS_TEXT = re.compile(SURROGATE_TOKENS)
+_MAYBE_BYTES = re.compile(_MAYBE_LONE.encode())
+_MAYBE_TEXT = re.compile(_MAYBE_LONE)
+_LONE = 6
+
+
+def _lone_bytes(match: re.Match[bytes]) -> bytes:
+    token = match.group()
+    return b"\\ufffd" if len(token) == _LONE else token
+
+
+def _lone_text(match: re.Match[str]) -> str:
+    token = match.group()
+    return "\\ufffd" if len(token) == _LONE else token
+
+
+@overload
+def without_lone_surrogates(data: bytes) -> bytes: ...
+@overload
+def without_lone_surrogates(data: str) -> str: ...
+def without_lone_surrogates(data: bytes | str) -> bytes | str:
+    """Return ``data`` with each lone surrogate escape replaced by ``\\ufffd`` (the same
+    length: line offsets hold); ``data`` itself when it holds none (see the module's text)."""
+    if isinstance(data, str):
+        if _MAYBE_TEXT.search(data) is None:
+            return data
+        fixed: bytes | str = _TOKENS_TEXT.sub(_lone_text, data)
+    else:
+        if _MAYBE_BYTES.search(data) is None:
+            return data
+        fixed = _TOKENS_BYTES.sub(_lone_bytes, data)
+    return data if fixed == data else fixed
 
 
 def bounded_int(text: str) -> int | str:
@@ -59,6 +115,7 @@ def loads_exact(data: bytes | str) -> Any:
     Raises:
         ValueError: (``json.JSONDecodeError``) invalid JSON; RecursionError: nested too deep.
     """
+    data = without_lone_surrogates(data)
     return json.loads(
         data, parse_float=exact_float, parse_int=bounded_int, object_pairs_hook=first_key
     )
@@ -81,7 +138,13 @@ def loads(data: bytes | str) -> Any:
     Raises:
         orjson.JSONDecodeError: invalid JSON.
     """
-    value = orjson.loads(data)
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        fixed = without_lone_surrogates(data)
+        if fixed is data:
+            raise
+        value, data = orjson.loads(fixed), fixed
     if not isinstance(value, (dict, list)):
         return value
     raw = data.encode() if isinstance(data, str) else data

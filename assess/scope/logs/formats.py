@@ -187,6 +187,11 @@ def json_array_records(stream: BinaryIO) -> Iterator[tuple[int, Any]]:
             reason = "truncated JSON array element" if text.eof else "invalid JSON array element"
             yield line, Bad(f"{reason}; {NOT_READ_ON}")
             return
+        if text.buf.find("\\u", text.pos, end) >= 0:  # json keeps a lone surrogate: U+FFFD
+            piece = text.buf[text.pos : end]
+            fixed = exactjson.without_lone_surrogates(piece)
+            if fixed is not piece:
+                value = decoder.decode(fixed)
         yield line, value
         text.advance(end)
 

@@ -292,8 +292,10 @@ def newline_offsets(data: bytes) -> Any:
 def _is_json(line: bytes) -> bool:
     import orjson
 
+    from assess.scope.logs.exactjson import without_lone_surrogates
+
     try:
-        orjson.loads(line)
+        orjson.loads(without_lone_surrogates(line))
     except orjson.JSONDecodeError:
         return False
     return True
