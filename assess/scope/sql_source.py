@@ -53,7 +53,7 @@ def _parsed(text: str, read: str, into: Any, most: int) -> Any:
         node = parse_one(text, read=read, into=into)
     except (SqlglotError, ValueError):
         node = None
-    if not (isinstance(node, into) and _names_only(node, most)):
+    if not (isinstance(node, into) and _names_only(node, most) and _no_empty_part(text, read)):
         parts = text.split(".")
         if len(parts) > most or not all(_PLAIN.fullmatch(p) for p in parts):
             return None
@@ -78,6 +78,25 @@ def _names_only(node: Any, most: int) -> bool:
         and all(isinstance(p, exp.Identifier) and p.name for p in parts)
         and used <= {"this", "db", "catalog"}
     )
+
+
+def _no_empty_part(text: str, read: str) -> bool:
+    """Whether every dot of ``text`` (outside quotes) stands between two parts: sqlglot reads
+    ``a..b`` as a name with an empty schema and ``.a`` as ``a``, which no engine would."""
+    from sqlglot import TokenType
+    from sqlglot.dialects.dialect import Dialect
+    from sqlglot.errors import SqlglotError
+
+    try:
+        tokens = Dialect.get_or_raise(read).tokenize(text)
+    except (SqlglotError, ValueError):
+        return False
+    quoted = {TokenType.IDENTIFIER, TokenType.STRING}
+    shape = "".join(
+        "." if t.token_type == TokenType.DOT else "q" if t.token_type in quoted else t.text
+        for t in tokens
+    )
+    return all(shape.split("."))
 
 
 def _refused(option: str, text: str, dialect: str, form: str, example: str) -> UsageError:

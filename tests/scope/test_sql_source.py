@@ -31,6 +31,10 @@ ACCEPTED = [
     ("spark", "`my db`.assess_logs", "`my db`.assess_logs"),
     ("duckdb", '"my-db".assess_logs', '"my-db".assess_logs'),
     ("duckdb", "main.assess_logs", "main.assess_logs"),
+    # a dot inside quotes is part of the name, not an empty part
+    ("duckdb", '"my.db".assess_logs', '"my.db".assess_logs'),
+    ("trino", 'hive."a..b".assess_logs', 'hive."a..b".assess_logs'),
+    ("spark", "`.db`.assess_logs", "`.db`.assess_logs"),
 ]
 
 
@@ -72,6 +76,16 @@ REFUSED = [
     ("--source-column", "t.line"),
     ("--source-column", ""),
     ("--source-column", "line; drop table y"),
+    # an empty part of a dotted name (sqlglot reads "a..b" with an empty schema, ".a" as "a")
+    ("--source-table", "a."),
+    ("--source-table", "a..b"),
+    ("--source-table", "..a"),
+    ("--source-table", ".a"),
+    ("--source-table", "a...b"),
+    ("--source-table", "a.b."),
+    ("--source-table", "a..1"),
+    ("--source-column", ".line"),
+    ("--source-column", "li..ne"),
 ]
 
 
@@ -105,6 +119,9 @@ def test_cli_accepts_real_names(args: list[str], run_cli: Any) -> None:
         ["--source-table", "x; drop table y"],
         ["--source-column", "li ne"],
         ["--source-table", ""],
+        ["--source-table", "a..b"],
+        ["--source-table", "..a"],
+        ["--source-table", ".a"],
     ],
 )
 def test_cli_exits_2_without_a_traceback(args: list[str], run_cli: Any, tmp_path: Path) -> None:
