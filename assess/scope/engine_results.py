@@ -66,6 +66,12 @@ _PARTS_HINT = (
     "Give every part of the export, read together: its folder or a quoted glob "
     "(e.g. 'result/part-*.parquet', 'result-*.json')."
 )
+#: How to export from Spark without trimming values (its CSV writer's options, both true by
+#: default on write: https://spark.apache.org/docs/latest/sql-data-sources-csv.html).
+_TRIMMED = (
+    "From Spark, write Parquet (df.write.parquet), or CSV with "
+    '.option("ignoreLeadingWhiteSpace", False).option("ignoreTrailingWhiteSpace", False).'
+)
 
 
 def _markers_here(found: Counter[str], path: Path | str) -> None:
@@ -110,14 +116,22 @@ def _each_once(rows: pa.Table, path: Path | str) -> pa.Table:
     a part not given: refused, as is a row without its count (an earlier query's result).
 
     Raises:
-        InputError: naming a repeated row or a row without a count.
+        InputError: naming a repeated row, a row without a count or one below 1.
     """
     counts = rows.column("n")
-    if counts.null_count or (rows.num_rows and pc.min(counts).as_py() < 1):
+    if counts.null_count:
         raise InputError(
             f"{path}: rows of the result lack their count n (the result of a query an "
             "earlier assess emitted, or not the query's result)",
             "Emit the query again with this assess and run it.",
+        )
+    if rows.num_rows and (least := pc.min(counts).as_py()) < 1:
+        rid = rows.column("request_id")[pc.index(counts, least).as_py()].as_py()
+        which = "a row without request id" if rid is None else f"request id {rid!r}"
+        raise InputError(
+            f"{path}: rows of the result give a count n below 1 (e.g. {which}: n {least}), "
+            "which the query never returns: the result was changed after the query ran",
+            "Run the query again and give its result as exported.",
         )
     keys = [name for name in rows.column_names if name != SKIP]
     grouped = rows.group_by(keys, use_threads=False).aggregate([([], "count_all")])
@@ -128,8 +142,10 @@ def _each_once(rows: pa.Table, path: Path | str) -> pa.Table:
             f"{path}: {repeated.num_rows:,} row(s) of the result appear more than once (e.g. "
             f"request id {example!r}), where the query returns each row once: a part is given "
             "twice (a copy, or a part of another export of the result), and may stand in for "
-            "a part not given",
-            _PARTS_HINT + " Give one export, each part once.",
+            "a part not given; or the export made distinct rows equal (Spark's CSV writer "
+            "trims leading and trailing whitespace by default, so two rows differing only by "
+            "it read as one given twice)",
+            _PARTS_HINT + " Give one export, each part once. " + _TRIMMED,
         )
     return rows.take(np.repeat(np.arange(rows.num_rows), counts.to_numpy()))
 
@@ -150,12 +166,18 @@ def _complete(totals: dict[str, int], rows: int, name: str) -> None:
             "was given twice)",
             hint,
         )
-    if rows != want_rows:
-        what = f"{want_rows - rows:,} missing" if rows < want_rows else "a part given twice?"
+    if rows > want_rows:
         raise InputError(
-            f"{name}: {rows:,} of the {want_rows:,} rows the query returned are here ({what}): "
-            "a partial result (one part of a sharded export, or only the totals) would read "
-            "as fewer affected requests than there are",
+            f"{name}: the rows here stand for {rows:,} records (their counts n), the query "
+            f"returned {want_rows:,}: a part given twice, or rows or counts changed after the "
+            "query ran, would read as more requests than there are",
+            hint + " Give one export, each part once, as exported.",
+        )
+    if rows < want_rows:
+        raise InputError(
+            f"{name}: {rows:,} of the {want_rows:,} rows the query returned are here "
+            f"({want_rows - rows:,} missing): a partial result (one part of a sharded export, "
+            "or only the totals) would read as fewer affected requests than there are",
             hint,
         )
 

@@ -347,6 +347,55 @@ def test_a_row_without_its_count_is_an_earlier_querys_result(tmp_path: Path) -> 
         scope_engine_run(tmp_path / "old.parquet", preset="litellm")
 
 
+def test_a_count_n_changed_after_the_query_is_refused_as_such(tmp_path: Path) -> None:
+    """accfinal: a hand-edited n was refused, but as "10 of the 9 rows ... (a part given
+    twice?) ... would read as fewer" (n raised) and "lack their count n" (n 0 or -1)."""
+    rows, totals = _result()
+    for n, match in (
+        (2, rf"stand for {ROWS + 1} records .* returned {ROWS}: .* would read as more"),
+        (0, r"count n below 1 \(e\.g\. request id 'chatcmpl-lt-r01': n 0\)"),
+        (-1, r"count n below 1 .*: n -1\)"),
+    ):
+        counts = pa.array([n] + rows.column("n").to_pylist()[1:], pa.int64())
+        edited = rows.set_column(2, "n", counts)
+        pq.write_table(pa.concat_tables([edited, totals]), tmp_path / f"n{n}.parquet")
+        with pytest.raises(InputError, match=match) as caught:
+            scope_engine_run(tmp_path / f"n{n}.parquet", preset="litellm")
+        assert "fewer" not in caught.value.message and "lack" not in caught.value.message
+
+
+def test_rows_made_equal_by_a_trimming_csv_writer_are_refused_naming_it(tmp_path: Path) -> None:
+    """accfinal 5: Spark's CSV writer trims leading and trailing whitespace by default, so two
+    rows of a complete result differing only by it read as a row given twice. Still refused
+    (safe), but the message names the writer and how to export without it; the same result
+    written untrimmed reads as the local run."""
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    again = lines[0].replace(b'"hash-acct-a"', b'"hash-acct-a "')
+    assert again != lines[0]
+    logs = tmp_path / "logs.ndjson"
+    logs.write_bytes(b"".join(lines) + again)
+    con = duckdb.connect()
+    lines_view(con, logs)
+    table = con.sql(emit_sql("duckdb", preset="litellm").sql).to_arrow_table()
+    pcsv.write_csv(table, tmp_path / "kept.csv")
+    doc = scope_engine_run(tmp_path / "kept.csv", preset="litellm").result
+    assert doc.counts == scope_run([str(logs)], preset="litellm").result.counts
+    trimmed = pa.table(
+        {
+            name: pa.compute.utf8_trim_whitespace(column)
+            if pa.types.is_string(column.type)
+            else column
+            for name, column in zip(table.column_names, table.columns, strict=True)
+        }
+    )
+    pcsv.write_csv(trimmed, tmp_path / "trimmed.csv")
+    with pytest.raises(InputError, match="1 row.* appear more than once") as caught:
+        scope_engine_run(tmp_path / "trimmed.csv", preset="litellm")
+    assert "Spark's CSV writer trims leading and trailing whitespace" in caught.value.message
+    assert '.option("ignoreTrailingWhiteSpace", False)' in caught.value.advice
+    assert '.option("ignoreLeadingWhiteSpace", False)' in caught.value.advice
+
+
 def test_two_copies_of_the_result_are_read_once_or_refused_never_doubled(tmp_path: Path) -> None:
     """acc39: two full copies in one folder were read with every count doubled. Byte-identical
     copies are read once (and named); a second export of the result (other bytes: its totals
