@@ -28,6 +28,16 @@ def implied_by_a_mode(answers: dict[str, CheckedAnswer]) -> set[str]:
     return {q.implies.question for q in BANK.questions if q.implies and q.id in known}
 
 
+def overruled_by_its_twin(answers: dict[str, CheckedAnswer], question: Question) -> bool:
+    """Whether ``question`` is a mode question whose twin is answered otherwise than its safe
+    value implies (the stricter twin is scored: the mode answer is not in place)."""
+    if question.implies is None or question.implies.question not in answers:
+        return False
+    twin = answers[question.implies.question]
+    implied = dict(question.implies.values).get(str(safe_value(question)))
+    return bool(twin.per) or (twin.known and twin.value != implied)
+
+
 def all_rests(result: ScoreResult) -> set[str]:
     return {r for f in result.findings for m in (f, *f.merged) for r in m.rests_on}
 
@@ -67,8 +77,13 @@ def test_a_documented_control_never_raises_risk(
     assert sum(f.points for f in safer.findings) <= sum(f.points for f in riskier.findings)
     assert safer.score <= riskier.score and safer.tier.rank <= riskier.tier.rank
     _, ruled_out = applicable_answers(BANK, answer_set({**answers, question.id: documented}))
-    # a twin its answered mode question contradicts: the stricter reading is scored, not listed
-    if question.id not in ruled_out and question.id not in implied_by_a_mode(answers):
+    # a twin its answered mode question contradicts, or a mode its answered twin contradicts:
+    # the stricter reading is scored, the other not listed
+    if (
+        question.id not in ruled_out
+        and question.id not in implied_by_a_mode(answers)
+        and not overruled_by_its_twin(answers, question)
+    ):
         assert question.id in {c.question for c in safer.controls_in_place}
 
 

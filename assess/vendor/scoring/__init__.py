@@ -27,6 +27,7 @@ from assess.vendor.scoring.implied import (
     Disagreement,
     disagreement_findings,
     implied_answers,
+    overruled,
     with_modes,
 )
 from assess.vendor.scoring.merge import merge_root_causes
@@ -115,7 +116,8 @@ def _controls(
     """Return the controls in place (stale ones marked, judged against the answers' date and
     ``period``); a scored cache audit that found no sharing verifies the prefix-cache salting
     control. An answer scored evidence contradicts (a finding with ``contradiction``) is not in
-    place, nor is a twin only implied by its mode question (the mode's answer is listed)."""
+    place, nor is a twin only implied by its mode question (the mode's answer is listed), nor
+    is a mode answer the stricter twin overruled (its laxer reading is not what is scored)."""
     controls = controls_in_place(ctx.bank, ctx.answers, period.start if period else None)
     scored = any(b.kind == "cache-probe" and b.scored for b in bindings)
     if cache is not None and scored:
@@ -124,7 +126,8 @@ def _controls(
         q for f in findings for m in (f, *f.merged) if m.contradiction for q in m.rests_on
     }
     implied = {q for q in ctx.implied_by if not ctx.claims.get(q).known}
-    return [c for c in controls if c.question not in contradicted | implied]
+    set_aside = overruled(ctx.bank, ctx.claims, ctx.answers)
+    return [c for c in controls if c.question not in contradicted | implied | set_aside]
 
 
 def _vendor_ref(answers: AnswerSet) -> VendorRef:

@@ -124,6 +124,30 @@ def implied_answers(bank: Questionnaire, answers: AnswerSet) -> Implied:
     return Implied(answers.model_copy(update={"answers": current}), sources, clashes)
 
 
+def overruled(bank: Questionnaire, stated: AnswerSet, scored: AnswerSet) -> set[str]:
+    """Return the mode questions whose answer, read through ``implies``, is not what its twin
+    scores (the twin answered the stricter way): the laxer answer was set aside, so it is not
+    listed in place. A value per model set aside counts too (never "in place" for one model
+    while the score reads the stricter answer there)."""
+    out: set[str] = set()
+    for q in bank.questions:
+        if q.implies is None:
+            continue
+        mode, twin = stated.get(q.id), scored.get(q.implies.question)
+        if mode.not_applicable or twin.not_applicable:
+            continue
+        values = dict(q.implies.values)
+        pairs = [(mode.value, twin.value)] + [
+            (mode.per.get(label, mode.value), twin.per.get(label, twin.value))
+            for label in set(mode.per) | set(twin.per)
+        ]
+        for said, read in pairs:
+            image = values.get(said) if isinstance(said, str) else None
+            if image is not None and image != read:
+                out.add(q.id)
+    return out
+
+
 def with_modes(finding: ScoreFinding, sources: Mapping[str, Sequence[str]]) -> ScoreFinding:
     """Return ``finding`` (and those merged into it) resting also on the mode questions behind
     each twin it rests on (``sources``: twin -> its mode questions)."""
