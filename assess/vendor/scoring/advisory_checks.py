@@ -23,7 +23,7 @@ from assess.advisories.models import Advisory, EngineScope
 from assess.kernel.common import Severity
 from assess.kernel.model_ids import normalise_model_id
 from assess.vendor.questionnaire import NOT_APPLICABLE, UNKNOWN
-from assess.vendor.scoring.findings import Context
+from assess.vendor.scoring.findings import Context, sentence
 from assess.vendor.scoring.models import ScoreFinding
 from assess.vendor.scoring.platform import platform_finding
 
@@ -120,8 +120,8 @@ def _unknown_engine_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
     return ctx.finding(
         f"advisory-unconfirmed.{adv.id}", Severity.INFO,
         f"Cannot tell whether advisory {adv.id} applies (engine not named; it affects {engines})",
-        f"{adv.title}. Not settled by the answers: {', '.join(unsure)}. Cannot tell is not risk:"
-        " it is counted in the coverage, and the questions are asked again.",
+        f"{sentence(adv.title)} Not settled by the answers: {', '.join(unsure)}. Cannot tell is"
+        " not risk: it is counted in the coverage, and the questions are asked again.",
         f"Ask for {', '.join(unsure)} (and engine.version).", unsure, advisories=[adv.id],
     )  # fmt: skip
 
@@ -138,15 +138,15 @@ def _exposure_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
     return ctx.finding(
         f"advisory.{adv.id}", Severity.INFO,
         f"The answers fall in advisory {adv.id} ({said})",
-        f"{adv.title}. Exposed by the answers: {said}. The risk is scored by the finding on"
-        " the same answers; this one names the advisory.",
+        f"{sentence(adv.title)} Exposed by the answers: {said}. The risk is scored by the"
+        " finding on the same answers; this one names the advisory.",
         f"Apply the advisory's mitigations (see `assess advisories show {adv.id}`).",
         [c.question for c in adv.exposed_if], advisories=[adv.id],
     )  # fmt: skip
 
 
 def _said(ctx: Context, adv: Advisory) -> str:
-    return ", ".join(f"{c.question} = {ctx.answers.value(c.question)}" for c in adv.exposed_if)
+    return ", ".join(ctx.said(c.question, named=True) for c in adv.exposed_if)
 
 
 def _library_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
@@ -163,7 +163,7 @@ def _library_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
         for c in adv.exposed_if
         if c.version_of and c.question not in unsure
     ] or adv.engines
-    detail = f"{adv.title}. Affected: {'; '.join(s.range_text() for s in ranges)}."
+    detail = f"{sentence(adv.title)} Affected: {'; '.join(s.range_text() for s in ranges)}."
     fixed = [f"{s.name} {s.fixed_version}" for s in ranges if s.fixed_version]
     remediation = (
         f"Upgrade to {' or '.join(fixed)} or later." if fixed
@@ -204,7 +204,7 @@ def _advisory_finding(ctx: Context, adv: Advisory) -> ScoreFinding | None:
     # it rests on the answers that decide it, the exposing ones too (a checksum off, a shared
     # cache): the root-cause merge folds the findings on those answers into it (counted once)
     rests = [ENGINE, VERSION, MODE, *(c.question for c in adv.exposed_if)]
-    detail = f"{adv.title}. Affected: {scope.range_text()}."
+    detail = f"{sentence(adv.title)} Affected: {scope.range_text()}."
     if adv.exposed_if:
         detail += f" Exposed by the answers: {_said(ctx, adv)}."
     remediation = (
@@ -258,8 +258,8 @@ def check_advisories(ctx: Context) -> list[ScoreFinding]:
                     f"advisory-model-served.{adv.id}",
                     Severity.INFO,
                     f"Serves {', '.join(hit)}, the model named by advisory {adv.id}",
-                    f"{adv.title}. If you used it {_during(adv)}, scope your exposure with "
-                    f"`assess scope --incident {adv.id}`.",
+                    f"{sentence(adv.title)} If you used it {_during(adv)}, scope your exposure"
+                    f" with `assess scope --incident {adv.id}`.",
                     "Scope your own logs against the advisory.",
                     [MODELS],
                     advisories=[adv.id],

@@ -94,7 +94,9 @@ def check_controls(ctx: Context) -> list[ScoreFinding]:
             continue
         absent, _ = _absent_for(ctx, q)
         if absent:
-            answered = _yes_no(not q.safe_answer)
+            # what the vendor answered: the twin's value, or the mode answer it is read from
+            said = {ctx.said(q.id, label) for label in absent}
+            answered = said.pop() if len(said) == 1 else _yes_no(not q.safe_answer)
             out.append(
                 ctx.finding(
                     f"control-absent.{q.id}",

@@ -8,7 +8,7 @@ on a claim its author states two ways.
 from __future__ import annotations
 
 from assess.kernel.common import EvidenceLevel
-from assess.vendor.scoring.findings import Context
+from assess.vendor.scoring.findings import Context, sentence, value_text
 from assess.vendor.scoring.models import ScoreFinding
 
 
@@ -20,13 +20,14 @@ def conflict_findings(ctx: Context) -> list[ScoreFinding]:
         if not answer.conflicts or answer.not_applicable:
             continue
         others = "; ".join(f"{c.ref} says: {c.note}" for c in answer.conflicts)
-        first = f"{answer.ref} says: {answer.value}" if answer.ref else f"answered {answer.value}"
+        said = value_text(answer.value)
+        first = f"{answer.ref} says: {said}" if answer.ref else f"answered {said}"
         out.append(
             ctx.finding(
                 f"docs-conflict.{q.id}",
                 ctx.bank.scoring.docs_conflict_severity,
                 f"The provider's documents contradict each other: {q.text}",
-                f"{first}; {others}.",
+                sentence(f"{first}; {others}"),
                 "Ask the provider which statement holds, in writing, and for the document to be "
                 "corrected.",
                 [q.id],

@@ -23,6 +23,7 @@ from assess.kernel.common import EvidenceLevel, Severity
 from assess.vendor.answers import AnswerSet, CheckedAnswer, Value
 from assess.vendor.questionnaire import NOT_APPLICABLE, Question, Questionnaire
 from assess.vendor.questionnaire_scoring import Scoring
+from assess.vendor.scoring.findings import value_text
 from assess.vendor.scoring.models import (
     ControlInPlace,
     CoverageResult,
@@ -48,7 +49,8 @@ def applicable_answers(bank: Questionnaire, answers: AnswerSet) -> tuple[AnswerS
             not when.any or any(holds(c, current) for c in when.any)
         ):
             because = ", ".join(
-                f"{c.question} = {current.value(c.question)}" for c in (*when.all, *when.any)
+                f"{c.question} = {value_text(current.value(c.question))}"
+                for c in (*when.all, *when.any)
             )
             was = current.get(q.id)
             marked = was.model_copy(

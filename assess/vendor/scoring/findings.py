@@ -9,9 +9,27 @@ from assess.advisories.models import Advisory
 from assess.controls.catalogue import load_crosswalk
 from assess.controls.models import ControlRef
 from assess.kernel.common import EvidenceLevel, Severity
-from assess.vendor.answers import AnswerSet
+from assess.vendor.answers import AnswerSet, Value
 from assess.vendor.questionnaire import Questionnaire
 from assess.vendor.scoring.models import ScoreFinding
+
+
+def value_text(value: Value | None) -> str:
+    """Return an answer value as a finding quotes it: yes/no, never a Python bool."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v:,}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def sentence(text: str) -> str:
+    """Return ``text`` ended by one full stop (never two): kept as is when it already ends a
+    sentence."""
+    text = text.rstrip()
+    return text if text.endswith((".", "?", "!")) else f"{text}."
 
 
 @dataclass(frozen=True)
@@ -33,6 +51,21 @@ class Context:
     def claims(self) -> AnswerSet:
         """Return the answers as the vendor gave them (the scored ones when not told)."""
         return self.stated if self.stated is not None else self.answers
+
+    def said(self, qid: str, label: str = "", named: bool = False) -> str:
+        """Return what the vendor answered that gives ``qid`` its scored value (for ``label``,
+        a model or deployment, '' = as answered): the value (``no``; ``named``:
+        ``isolation.transfer_checksums = no``), or, when a mode question decided it, that
+        answer and how it is read (``isolation.transfer_checksum_mode = off (read as no)``).
+        Never an answer the vendor did not give, never a Python bool."""
+        scored = value_text(_at(self.answers, qid, label))
+        if named:
+            scored = f"{qid} = {scored}"
+        modes = self.implied_by.get(qid, ())
+        if not modes or _at(self.claims, qid, label) == _at(self.answers, qid, label):
+            return scored
+        given = ", ".join(f"{m} = {value_text(_at(self.claims, m, label))}" for m in modes)
+        return f"{given} (read as {scored})"
 
     def weakest_evidence(self, question_ids: Iterable[str]) -> EvidenceLevel | None:
         """Return the weakest evidence level among the known answers to ``question_ids``."""
@@ -73,6 +106,11 @@ class Context:
             contradiction=contradiction,
             advisories=advisories or [],
         )
+
+
+def _at(answers: AnswerSet, qid: str, label: str) -> Value | None:
+    answer = answers.get(qid)
+    return answer.per.get(label, answer.value) if label else answer.value
 
 
 def with_controls(finding: ScoreFinding) -> ScoreFinding:

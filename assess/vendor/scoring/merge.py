@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from assess.kernel.common import Severity
 from assess.vendor.scoring.advisory_checks import ENGINE, MODE, VERSION
+from assess.vendor.scoring.findings import sentence
 from assess.vendor.scoring.models import ScoreFinding
 
 #: Findings that already summarise several answers under one root cause of their own.
@@ -77,7 +78,7 @@ def _combine(group: list[ScoreFinding]) -> ScoreFinding:
     if not rest:
         return head
     rests = list(dict.fromkeys(q for f in (head, *rest) for q in f.rests_on))
-    reasons = " ".join(f"Also ({f.id}, {f.severity.value}): {f.title}." for f in rest)
+    reasons = " ".join(sentence(f"Also ({f.id}, {f.severity.value}): {f.title}") for f in rest)
     remedies = list(dict.fromkeys(f.remediation for f in (head, *rest) if f.remediation))
     return head.model_copy(
         update={
