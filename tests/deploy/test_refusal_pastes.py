@@ -17,6 +17,7 @@ import pytest
 
 from assess.deploy.check import check_deployment
 from assess.deploy.models import NodeLog, Verdict
+from assess.deploy.serverlogs.vllm_refusal import _LINE_PREFIX
 from tests.deploy.conftest import parse_text
 
 # vLLM 0.19.2rc1 under docker compose on WSL (code search, id 52221836498: a saved log; its lines
@@ -353,3 +354,57 @@ def test_v1_refusal_without_an_estimate_fixes_to_what_fits_not_to_the_context() 
     estimate = int(116160 * 3.48 / 4.43)
     assert f"Lower --max-model-len to at most {estimate:,}," in refusal.remediation
     assert "116,160" not in refusal.remediation
+
+
+# issue 41 (accfinal minor 4): the prefix of the tool that pulled the log, on every line before
+# vLLM's own. `kubectl logs --prefix`: "[pod/%s/%s] " (pod, container), kubernetes
+# staging/src/k8s.io/kubectl/pkg/cmd/logs/logs.go addPrefixIfNeeded. journalctl's default output
+# "short" ("mostly identical to the formatting of classic syslog files", journalctl(1)); the
+# second journal prefix is verbatim from a vLLM unit's log, community-scripts/ProxmoxVED#2047.
+OUTER_PREFIXES = [
+    "[pod/vllm-0/vllm] ",
+    "[pod/vllm-0/vllm] (VllmWorkerProcess pid=6499) ERROR 07-24 14:07:40 "
+    "multiproc_worker_utils.py:226] ",
+    "Dec 07 12:00:00 gpu-host-1 vllm[1234]: ",
+    "Aug 19 18:34:27 vllm vllm[8727]: (EngineCore pid=8727) ERROR 08-19 18:34:27 [core.py:1349] ",
+]
+# (source, message, context asked, tokens the cache holds): V0's wording and V1's, verbatim.
+OUTER_WORDINGS = [
+    (V0_PREFIXED[0][0], V0_PREFIXED[0][2], 131072, 79392),
+    (
+        "https://github.com/lemonade-sdk/vllm-rocm/issues/5 (V1, with the estimate)",
+        "ValueError: To serve at least one request with the models's max seq len (131072), "
+        "(4.11 GiB KV cache is needed, which is larger than the available KV cache memory "
+        "(4.0 GiB). Based on the available memory, the estimated maximum model length is "
+        "127776. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+        "initializing the engine.",
+        131072, 127776,
+    ),
+    (V0_PREFIXED[1][0], V0_PREFIXED[1][2], None, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("pieces", [2, 3])
+@pytest.mark.parametrize("prefix", OUTER_PREFIXES)
+@pytest.mark.parametrize(
+    ("source", "message", "asked", "holds"), OUTER_WORDINGS, ids=["v0", "v1", "no-memory"]
+)
+def test_refusals_rewrapped_under_kubectl_or_journalctl_prefixes(
+    pieces: int, prefix: str, source: str, message: str, asked: int | None, holds: int | None
+) -> None:
+    _assert_refusal(_prefixed(_wrapped(message, pieces), prefix), source, asked, holds)
+
+
+def test_a_line_starting_with_another_bracket_keeps_it() -> None:
+    """Only kubectl's exact '[pod/NAME/CONTAINER] ' is set aside: '[something] ' stays, in the
+    de-prefixed view as in the reading as printed."""
+    assert _LINE_PREFIX.sub("", "[something] The model's max seq len") == (
+        "[something] The model's max seq len"
+    )
+    assert _LINE_PREFIX.sub("", "[pod/vllm-0/vllm] The model's max seq len") == (
+        "The model's max seq len"
+    )
+    line = "[something] " + V0_PREFIXED[0][2]
+    log = parse_text(_BANNER.format(ctx=131072) + line + "\n")
+    assert (log.context_tokens, log.pool_tokens) == (131072, 79392)
+    assert log.settings["refused_to_start"] is True

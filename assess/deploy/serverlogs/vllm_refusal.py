@@ -2,9 +2,11 @@
 
 Each pattern cites the upstream text. Pastes re-wrap the message: across lines, sometimes with the
 log prefix (``(EngineCore_DP0 pid=1) ERROR 10-21 00:35:03 [core.py:708]``, V0's
-``ERROR 11-18 18:07:28 engine.py:366]``, ``vllm-1  | ``, a timestamp) repeated on every line, and
-re-typed ones drop the parenthesis before the GiB figure. Every wording not found as printed is
-looked for again with those per-line prefixes removed.
+``ERROR 11-18 18:07:28 engine.py:366]``, ``vllm-1  | ``, a timestamp) repeated on every line,
+under kubectl's ``[pod/NAME/CONTAINER] `` or journalctl's ``Dec 07 12:00:00 HOST UNIT[PID]: ``
+when the tool that pulled the log adds one, and re-typed ones drop the parenthesis before the GiB
+figure. Every wording not found as printed is looked for again with those per-line prefixes
+removed.
 """
 
 from __future__ import annotations
@@ -76,8 +78,21 @@ _WINDOW = 8
 # (vllm-project/vllm#6746), "2024-06-28T06:11:52.685300953Z (LLMRayActor pid=20770) ERROR 06-28
 # 06:11:45 worker_base.py:145] ..." (OpenRLHF/OpenRLHF#336). The bracketed form is later
 # ("[core.py:302]", vllm-project/vllm#14574, 2025-03).
-_LINE_PREFIX = re.compile(
-    r"^[ \t]*(?:"
+# Before those, the prefix the tool that pulled the log puts on every line: `kubectl logs --prefix`
+# ("[pod/NAME/CONTAINER] ", kubernetes staging/src/k8s.io/kubectl/pkg/cmd/logs/logs.go
+# addPrefixIfNeeded: fmt.Sprintf("[pod/%s/%s] ", ref.Name, containerName), the container name
+# empty when the field path names none) and journalctl's default output, "short" ("mostly
+# identical to the formatting of classic syslog files", journalctl(1)): "Aug 19 18:34:27 vllm
+# vllm[8727]: (EngineCore pid=8727) ERROR 08-19 18:34:27 [core.py:1349] ..." (a vLLM unit's log,
+# community-scripts/ProxmoxVED#2047); "short-precise" adds microseconds to the time. Only these
+# exact forms: a line that merely starts with "[word] " keeps it.
+_OUTER_PREFIX = (
+    r"(?:\[pod/[\w.-]+/[\w.-]*\][ \t]"
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+\d{1,2}[ \t]+\d\d:\d\d:\d\d"
+    r"(?:\.\d+)?[ \t]+[^\s\[\]:]+[ \t]+[^\s\[\]:]+(?:\[\d+\])?:[ \t]*)"
+)
+_VLLM_PREFIX = (
+    r"(?:"
     r"\d{4}-\d\d-\d\d[T ][\d:.,]+Z?[ \t]*\|?[ \t]*"
     r"|\[\d{4}-\d\d-\d\d[T ][^\]\n]*\][ \t]*"
     r"|[\w.-]+[ \t]+\|[ \t]*"
@@ -87,9 +102,9 @@ _LINE_PREFIX = re.compile(
     r"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)[ \t]+\d\d-\d\d[ \t]+[\d:.]+[ \t]*"
     r"(?:[\w.-]+\.py:\d+\][ \t]*)?"
     r"|\[[\w./-]+\.py:\d+\][ \t]*"
-    r")+",
-    re.M,
+    r")"
 )
+_LINE_PREFIX = re.compile(rf"^[ \t]*(?:{_OUTER_PREFIX}{_VLLM_PREFIX}*|{_VLLM_PREFIX}+)", re.M)
 
 
 @dataclass(frozen=True)
