@@ -48,10 +48,6 @@ class Crosswalk:
         self.findings = _flat(mapping.findings)
         self.families = _flat(mapping.families)
 
-    def group_of(self, section: str, entry_id: str) -> Group | None:
-        """Return the group (its basis and source) of ``entry_id`` in ``section``, if mapped."""
-        return self.groups.get((section, entry_id))
-
     def sources_of(self, group: Group) -> list[str]:
         """Return where ``group``'s control ids were checked, one line per list:
         ``controls/<list file> (checked against <upstream at a commit>)``."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from assess.kernel.common import Severity
 from assess.vendor.answers import AnswerSet, CheckedAnswer, Value
 from assess.vendor.questionnaire import UNKNOWN, Question, Questionnaire
-from assess.vendor.scoring.findings import Context
+from assess.vendor.scoring.findings import Context, value_text
 from assess.vendor.scoring.models import ScoreFinding
 
 
@@ -82,22 +82,16 @@ def _read(
     decides = image(mode.value) == scored and image(mode.value) is not None
     if target.value == scored or not decides:
         return target.model_copy(update={"value": scored, "per": per}), decides, clash
-    note = f"implied by {source} = {_text(mode.value)}"
+    note = f"implied by {source} = {value_text(mode.value)}"
     if target.value != UNKNOWN:
         note = (
-            f"answered {_text(target.value)}; {source} = {_text(mode.value)} says"
-            f" {_text(scored)}: the stricter reading is scored"
+            f"answered {value_text(target.value)}; {source} = {value_text(mode.value)} says"
+            f" {value_text(scored)}: the stricter reading is scored"
         )
     answer = CheckedAnswer(
         value=scored, evidence=mode.evidence, ref=mode.ref, date=mode.date, per=per, note=note
     )
     return answer, True, clash
-
-
-def _text(value: Value) -> str:
-    return (
-        {True: "yes", False: "no"}.get(value, str(value)) if isinstance(value, bool) else str(value)
-    )
 
 
 def implied_answers(bank: Questionnaire, answers: AnswerSet) -> Implied:
@@ -168,9 +162,10 @@ def disagreement_findings(ctx: Context, clashes: list[Disagreement]) -> list[Sco
                 f"answers-disagree.{c.question}",
                 Severity.INFO,
                 f"The answers disagree: {q.text if q else c.question}",
-                f"{c.question} is answered {_text(c.stated)}, {c.source} {_text(c.said)}, which"
+                f"{c.question} is answered {value_text(c.stated)},"
+                f" {c.source} {value_text(c.said)}, which"
                 f" means otherwise. The stricter reading is scored: {c.question} ="
-                f" {_text(c.scored)}.",
+                f" {value_text(c.scored)}.",
                 f"Ask the vendor which holds, and for {c.question} and {c.source} to agree.",
                 [c.question],
             )
